@@ -1,0 +1,17 @@
+# Install rules: headers, both libraries, a CMake package (find_package(roialign CONFIG)) and pkg-config.
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/roialign DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS roialign roialign_static EXPORT roialignTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT roialignTargets NAMESPACE roialign:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/roialign)
+configure_package_config_file(cmake/roialignConfig.cmake.in ${PROJECT_BINARY_DIR}/roialignConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/roialign)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/roialignConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/roialignConfig.cmake ${PROJECT_BINARY_DIR}/roialignConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/roialign)
+configure_file(cmake/roialign.pc.in ${PROJECT_BINARY_DIR}/roialign.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/roialign.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

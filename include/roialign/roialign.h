@@ -1,0 +1,132 @@
+/* roialign: RoIAlign forward on CPUs. Stable C API (C99).
+ *
+ * Flow: roialign_select() validates the attributes and picks one implementation for a target (or refuses),
+ * roialign_run() validates the data and runs it. A kernel is immutable and may be run from many threads.
+ * On any failure the output buffer is left exactly as it was and roialign_last_error() explains why. */
+#ifndef ROIALIGN_ROIALIGN_H_
+#define ROIALIGN_ROIALIGN_H_
+
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define ROIALIGN_API
+#elif defined(__GNUC__)
+#define ROIALIGN_API __attribute__((visibility("default")))
+#else
+#define ROIALIGN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  ROIALIGN_OK = 0,
+  ROIALIGN_INVALID_ARGUMENT = 1, /* the request is malformed */
+  ROIALIGN_UNSUPPORTED = 2,      /* well-formed, but nothing on this target serves it */
+  ROIALIGN_OUT_OF_MEMORY = 3,
+  ROIALIGN_INTERNAL = 4
+} roialign_status;
+
+typedef enum { ROIALIGN_LAYOUT_NCHW = 0, ROIALIGN_LAYOUT_NHWC = 1 } roialign_layout;
+typedef enum { ROIALIGN_DTYPE_F32 = 0, ROIALIGN_DTYPE_F16 = 1, ROIALIGN_DTYPE_BF16 = 2 } roialign_dtype;
+typedef enum { ROIALIGN_POOL_AVG = 0, ROIALIGN_POOL_MAX = 1, ROIALIGN_POOL_MAX_ONNX = 2 } roialign_pool_mode;
+typedef enum {
+  ROIALIGN_COORD_LEGACY = 0,
+  ROIALIGN_COORD_HALF_PIXEL = 1,
+  ROIALIGN_COORD_HALF_PIXEL_CENTERED = 2
+} roialign_coordinate_mode;
+
+typedef struct {
+  int64_t pooled_height, pooled_width;
+  float spatial_scale;
+  int32_t sampling_ratio; /* > 0 fixed grid, <= 0 adaptive */
+  roialign_coordinate_mode coordinate_mode;
+  roialign_pool_mode pool_mode;
+  roialign_layout layout;
+  roialign_dtype dtype;
+} roialign_params;
+
+typedef struct roialign_kernel roialign_kernel;
+
+/* Documented limits; requests beyond them are refused with ROIALIGN_INVALID_ARGUMENT. */
+#define ROIALIGN_MAX_POOLED_SIZE 65536          /* pooled_height and pooled_width */
+#define ROIALIGN_MAX_SAMPLING_GRID 1024         /* grid_h and grid_w, fixed or adaptive, per bin */
+#define ROIALIGN_MAX_SAMPLES_PER_AXIS 1048576   /* pooled * grid, per RoI and axis */
+#define ROIALIGN_MAX_WORK_PER_CALL (1LL << 36)  /* sum over RoIs of C * PH * PW * grid_h * grid_w */
+
+/* Picks the best implementation of `params` for `target` ("host", "generic", "x86-avx2", a registered name...).
+ * On success *kernel owns a new kernel (free it with roialign_kernel_free); on failure *kernel is set to NULL. */
+ROIALIGN_API roialign_status roialign_select(const char* target, const roialign_params* params,
+                                             roialign_kernel** kernel);
+/* The implementation's name, e.g. "roi_align_nhwc.avx512"; valid as long as the kernel. */
+ROIALIGN_API const char* roialign_kernel_name(const roialign_kernel* kernel);
+/* Runs the kernel. `batch_indices` NULL: rois are [K,5] (batch, x1, y1, x2, y2); otherwise rois are [K,4] and
+ * batch_indices holds K int64 values. `num_threads` <= 0: OpenMP's default. Output: K*C*PH*PW elements. */
+ROIALIGN_API roialign_status roialign_run(const roialign_kernel* kernel, const void* input, int64_t batch,
+                                          int64_t channels, int64_t height, int64_t width, const float* rois,
+                                          const int64_t* batch_indices, int64_t num_rois, void* output,
+                                          int32_t num_threads);
+/* Frees a kernel; NULL is allowed. */
+ROIALIGN_API void roialign_kernel_free(roialign_kernel* kernel);
+/* Message of this thread's last failed call ("" if none); valid until this thread's next call. */
+ROIALIGN_API const char* roialign_last_error(void);
+
+/* ---- Strategy queries (layout planning) and custom targets ---- */
+
+/* What a target can serve. Bit i of a mask is set when enum value i is supported. */
+typedef struct {
+  uint32_t layouts;          /* bits of roialign_layout */
+  uint32_t dtypes;           /* bits of roialign_dtype */
+  uint32_t pool_modes;       /* bits of roialign_pool_mode */
+  uint32_t coordinate_modes; /* bits of roialign_coordinate_mode */
+  roialign_layout preferred_layout; /* the layout of its highest-priority implementation */
+} roialign_target_info;
+
+/* Fills *info for `target`; UNSUPPORTED when the target exists but nothing serves it on this CPU/build,
+ * INVALID_ARGUMENT when the name is unknown. */
+ROIALIGN_API roialign_status roialign_query_target(const char* target, roialign_target_info* info);
+
+/* Everything a registered implementation receives; data already validated (batch indices in range,
+ * coordinates finite, sizes consistent). Output is K*C*PH*PW elements in `params->layout`. */
+typedef struct {
+  const roialign_params* params;
+  const void* input;
+  int64_t batch, channels, height, width;
+  const float* rois;            /* [K,5] when batch_indices is NULL, else [K,4] */
+  const int64_t* batch_indices; /* may be NULL */
+  int64_t num_rois;
+  void* output;
+  int32_t num_threads;
+} roialign_problem;
+
+/* A user implementation: returns ROIALIGN_OK or an error status (the caller sees it as returned). */
+typedef roialign_status (*roialign_impl_fn)(const roialign_problem* problem, void* user_data);
+
+typedef struct {
+  const char* target;   /* the target it serves, e.g. "npu"; built-in target names are refused */
+  const char* name;     /* e.g. "roi_align_nhwc.npu"; unique */
+  int32_t priority;     /* higher wins among implementations that match a request */
+  uint32_t layouts, dtypes, pool_modes, coordinate_modes; /* masks as in roialign_target_info */
+  roialign_impl_fn fn;
+  void* user_data;
+} roialign_implementation;
+
+/* Registers `impl` (copied; strings copied). Thread-safe; existing kernels stay valid. */
+ROIALIGN_API roialign_status roialign_register(const roialign_implementation* impl);
+
+/* ---- Layout transforms (for engines that convert around roi_align) ---- */
+
+/* NCHW -> NHWC and back, float32, for the whole tensor. `num_threads` <= 0: OpenMP's default. */
+ROIALIGN_API roialign_status roialign_nchw_to_nhwc_f32(const float* input, int64_t batch, int64_t channels,
+                                                       int64_t height, int64_t width, float* output,
+                                                       int32_t num_threads);
+ROIALIGN_API roialign_status roialign_nhwc_to_nchw_f32(const float* input, int64_t batch, int64_t channels,
+                                                       int64_t height, int64_t width, float* output,
+                                                       int32_t num_threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROIALIGN_ROIALIGN_H_ */

@@ -1,0 +1,155 @@
+// roialign C++ API. The C API (roialign.h) is a thin, ABI-stable wrapper over the same objects; enum values are
+// identical in both. No SIMD or Highway here.
+#ifndef ROIALIGN_ROIALIGN_HPP_
+#define ROIALIGN_ROIALIGN_HPP_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "roialign/roialign.h"
+
+namespace roialign {
+
+enum class StatusCode : int {
+  kOk = ROIALIGN_OK,
+  kInvalidArgument = ROIALIGN_INVALID_ARGUMENT,
+  kUnsupported = ROIALIGN_UNSUPPORTED,
+  kOutOfMemory = ROIALIGN_OUT_OF_MEMORY,
+  kInternal = ROIALIGN_INTERNAL,
+};
+enum class Layout : int { kNCHW = ROIALIGN_LAYOUT_NCHW, kNHWC = ROIALIGN_LAYOUT_NHWC };
+enum class DType : int { kF32 = ROIALIGN_DTYPE_F32, kF16 = ROIALIGN_DTYPE_F16, kBF16 = ROIALIGN_DTYPE_BF16 };
+enum class PoolMode : int { kAvg = ROIALIGN_POOL_AVG, kMax = ROIALIGN_POOL_MAX, kMaxOnnx = ROIALIGN_POOL_MAX_ONNX };
+enum class CoordinateMode : int {
+  kLegacy = ROIALIGN_COORD_LEGACY,
+  kHalfPixel = ROIALIGN_COORD_HALF_PIXEL,
+  kHalfPixelCentered = ROIALIGN_COORD_HALF_PIXEL_CENTERED,
+};
+
+// Names used in messages and by the benchmarks ("NCHW", "AVG", "HALF_PIXEL", "F32"); "?" for unknown values.
+const char* ToString(StatusCode code);
+const char* ToString(Layout layout);
+const char* ToString(DType dtype);
+const char* ToString(PoolMode mode);
+const char* ToString(CoordinateMode mode);
+
+// Outcome of a call: a code and, unless ok, a message a user can act on.
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return Status(); }
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// Operator attributes (DESIGN.md §1).
+struct Params {
+  int64_t pooled_height = 7;
+  int64_t pooled_width = 7;
+  float spatial_scale = 1.0f;
+  int32_t sampling_ratio = 0;  // > 0 fixed grid, <= 0 adaptive
+  CoordinateMode coordinate_mode = CoordinateMode::kLegacy;
+  PoolMode pool_mode = PoolMode::kAvg;
+  Layout layout = Layout::kNCHW;
+  DType dtype = DType::kF32;
+};
+
+// One call's data. `rois` is [K,5] (batch, x1, y1, x2, y2) when batch_indices is null, else [K,4].
+struct Inputs {
+  const void* input = nullptr;
+  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  const float* rois = nullptr;
+  const int64_t* batch_indices = nullptr;
+  int64_t num_rois = 0;
+};
+
+namespace internal {
+struct Implementation;
+}
+
+// A selected implementation: immutable, cheap to copy, safe to run from many threads at once.
+class Kernel {
+ public:
+  Kernel() = default;
+  // Validates the data (DESIGN.md §1.2), then computes; on error `output` is untouched.
+  // `output` holds K*C*PH*PW elements; num_threads <= 0 uses OpenMP's default.
+  Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const;
+  // The implementation's name, e.g. "roi_align_nhwc.avx512".
+  const std::string& name() const;
+  const Params& params() const { return params_; }
+  bool valid() const { return impl_ != nullptr; }
+
+ private:
+  friend struct KernelAccess;
+  std::shared_ptr<const internal::Implementation> impl_;
+  Params params_;
+};
+
+// A Kernel or the Status explaining why there is none.
+class SelectResult {
+ public:
+  SelectResult(Kernel kernel) : kernel_(std::move(kernel)) {}  // NOLINT: implicit by design
+  SelectResult(Status status) : status_(std::move(status)) {}  // NOLINT
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  const Kernel& value() const { return kernel_; }
+  const Kernel& operator*() const { return kernel_; }
+  const Kernel* operator->() const { return &kernel_; }
+
+ private:
+  Status status_;
+  Kernel kernel_;
+};
+
+// Validates `params` and picks the highest-priority implementation serving them on `target`, or refuses with
+// INVALID_ARGUMENT (bad attributes or unknown target) or UNSUPPORTED (nothing serves them; the message lists
+// what the target does support).
+SelectResult Select(const std::string& target, const Params& params);
+
+// What a target serves (for layout planning), or why it cannot serve anything here.
+struct TargetInfo {
+  std::vector<Layout> layouts;
+  std::vector<DType> dtypes;
+  std::vector<PoolMode> pool_modes;
+  std::vector<CoordinateMode> coordinate_modes;
+  Layout preferred_layout = Layout::kNCHW;  // the layout of its highest-priority implementation
+};
+Status QueryTarget(const std::string& target, TargetInfo* info);
+
+// Every known target name: the built-in ones, then registered ones.
+std::vector<std::string> KnownTargets();
+// Names of all implementations registered for `target` that this CPU and build can run, best first.
+std::vector<std::string> ImplementationNames(const std::string& target);
+
+// A user implementation for a user target (e.g. an NHWC-only accelerator). It receives validated data.
+struct CustomImplementation {
+  std::string target;
+  std::string name;
+  int32_t priority = 0;
+  std::vector<Layout> layouts;
+  std::vector<DType> dtypes;
+  std::vector<PoolMode> pool_modes;
+  std::vector<CoordinateMode> coordinate_modes;
+  std::function<Status(const roialign_problem&)> fn;
+};
+Status Register(CustomImplementation impl);
+
+// Layout transforms for the whole tensor (float32). On error the output is untouched.
+Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  float* output, int32_t num_threads = 0);
+Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  float* output, int32_t num_threads = 0);
+
+}  // namespace roialign
+
+#endif  // ROIALIGN_ROIALIGN_HPP_

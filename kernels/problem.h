@@ -1,0 +1,34 @@
+// What the strategy layer hands a built-in kernel after validation: the call's data plus facts found while
+// validating. Kernels assert preconditions and never re-check the data.
+#ifndef ROIALIGN_KERNELS_PROBLEM_H_
+#define ROIALIGN_KERNELS_PROBLEM_H_
+
+#include <cstdint>
+
+#include "roialign/roialign.hpp"
+
+namespace roialign {
+namespace internal {
+
+struct Problem {
+  Params params;
+  const float* input = nullptr;
+  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  const float* rois = nullptr;
+  const int64_t* batch_indices = nullptr;  // null: rois are [K,5]
+  int64_t num_rois = 0;
+  float* output = nullptr;
+  int64_t max_grid_h = 0, max_grid_w = 0;  // largest sampling grid of any RoI (sizes scratch)
+};
+
+struct Scratch;
+
+// Computes output channels [c_begin, c_end) of RoIs [roi_begin, roi_end). Called concurrently on disjoint
+// ranges, each caller with its own scratch.
+using RoiAlignFn = void (*)(const Problem& problem, int64_t roi_begin, int64_t roi_end, int64_t c_begin,
+                            int64_t c_end, Scratch& scratch);
+
+}  // namespace internal
+}  // namespace roialign
+
+#endif  // ROIALIGN_KERNELS_PROBLEM_H_

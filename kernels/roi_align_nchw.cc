@@ -1,0 +1,199 @@
+// roi_align_nchw: planar input, vectorized over channels without gathers. Per RoI and block of channels it
+// copies the RoI's distinct tap pixels (not its whole bounding box) into a channels-last tile, then runs the
+// NHWC inner loop on the tile and transposes the bins back into planar output. Compiled once per Highway target.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/roi_align_nchw.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include <algorithm>
+
+#include "kernels/kernel_tables.h"
+#include "kernels/roi_align-inl.h"
+#include "kernels/scratch.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace roialign {
+namespace internal {
+namespace HWY_NAMESPACE {
+namespace {
+
+// Sorted distinct pixel indices that the valid taps taps[i * stride + j], i < n_outer, j in [j0, j1), touch.
+int64_t DistinctTaps(const AxisTap* taps, int64_t n_outer, int64_t stride, int64_t j0, int64_t j1, int64_t* out) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < n_outer; ++i) {
+    for (int64_t j = j0; j < j1; ++j) {
+      const AxisTap& t = taps[i * stride + j];
+      if (!t.valid) continue;
+      out[m++] = t.lo;
+      out[m++] = t.hi;
+    }
+  }
+  std::sort(out, out + m);
+  return std::unique(out, out + m) - out;
+}
+
+// Copies the same taps with lo/hi replaced by their positions in `index` (sorted, distinct).
+void RemapTaps(const AxisTap* taps, int64_t n_outer, int64_t stride, int64_t j0, int64_t j1, const int64_t* index,
+               int64_t count, AxisTap* out) {
+  for (int64_t i = 0; i < n_outer; ++i) {
+    for (int64_t j = j0; j < j1; ++j) {
+      AxisTap t = taps[i * stride + j];
+      if (t.valid) {
+        t.lo = std::lower_bound(index, index + count, t.lo) - index;
+        t.hi = std::lower_bound(index, index + count, t.hi) - index;
+      }
+      out[i * stride + j] = t;
+    }
+  }
+}
+
+// One RoI's state while its bins are processed in rectangles.
+struct RoiWork {
+  const Problem& p;
+  Scratch& s;
+  int64_t k, batch, c_begin, c_end;
+  AxisGeometry gy, gx;
+};
+
+// Pools bins [ph0, ph1) x [pw0, pw1) of the RoI for all its channels, channel_block channels at a time, taking
+// sample rows rows_per_chunk at a time (== grid_h unless a single bin's footprint exceeds the tile).
+void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw1, int64_t rows_per_chunk,
+                 int64_t channel_block) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const Problem& p = w.p;
+  Scratch& s = w.s;
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, H = p.height, W = p.width;
+  const int64_t gh = w.gy.grid, gw = w.gx.grid;
+  float* const tile = s.tile.get();
+  float* const bins = s.bins.get();
+
+  const int64_t nx = DistinctTaps(s.x_taps.data() + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data());
+  RemapTaps(s.x_taps.data() + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data(), nx,
+            s.x_tile_taps.data() + pw0 * gw);
+  for (int64_t c = w.c_begin; c < w.c_end; c += channel_block) {
+    const int64_t n = std::min(channel_block, w.c_end - c);
+    const int64_t stride = (n + lanes - 1) / lanes * lanes;
+    for (int64_t iy0 = 0; iy0 == 0 || iy0 < gh; iy0 += rows_per_chunk) {
+      const int64_t iy1 = std::min(gh, iy0 + rows_per_chunk);
+      const AxisTap* y_taps = s.y_taps.data() + ph0 * gh;
+      const int64_t ny = DistinctTaps(y_taps, ph1 - ph0, gh, iy0, iy1, s.rows.data());
+      RemapTaps(y_taps, ph1 - ph0, gh, iy0, iy1, s.rows.data(), ny, s.y_tile_taps.data() + ph0 * gh);
+
+      // Channels-last tile: tile[(row * nx + col) * stride + channel]; padding lanes zeroed (no denormal junk).
+      for (int64_t ci = 0; ci < stride; ++ci) {
+        if (ci >= n) {
+          for (int64_t px = 0; px < ny * nx; ++px) tile[px * stride + ci] = 0.0f;
+          continue;
+        }
+        const float* plane = p.input + ((w.batch * p.channels + c + ci) * H) * W;
+        for (int64_t yi = 0; yi < ny; ++yi) {
+          const float* row = plane + s.rows[yi] * W;
+          float* dst = tile + yi * nx * stride + ci;
+          for (int64_t xi = 0; xi < nx; ++xi) dst[xi * stride] = row[s.cols[xi]];
+        }
+      }
+      const ChannelsLast in = {tile, tile + ny * nx * stride, nx * stride, stride};
+      for (int64_t ph = ph0; ph < ph1; ++ph) {
+        for (int64_t pw = pw0; pw < pw1; ++pw) {
+          const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, iy0,
+                                      iy1};
+          float* out = bins + ((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride;
+          PoolBinAnyMode(d, p.params.pool_mode, in, samples, stride, iy0 == 0, iy1 == gh, out);
+        }
+      }
+    }
+    // Transpose the finished bins into the planar output.
+    for (int64_t ci = 0; ci < n; ++ci) {
+      float* plane = p.output + (w.k * p.channels + c + ci) * PH * PW;
+      for (int64_t ph = ph0; ph < ph1; ++ph) {
+        for (int64_t pw = pw0; pw < pw1; ++pw) {
+          plane[ph * PW + pw] = bins[((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride + ci];
+        }
+      }
+    }
+  }
+}
+
+// Channels per tile so that max(pixels, bins) vectors of them fit the tile budget; 0 if not even one fits.
+int64_t ChannelBlock(int64_t pixels, int64_t bins, int64_t lanes, int64_t channels) {
+  const int64_t budget = static_cast<int64_t>(kTilePixels) * lanes;
+  const int64_t blocks = budget / std::max<int64_t>({pixels, bins, 1}) / lanes * lanes;
+  return std::min(blocks, (channels + lanes - 1) / lanes * lanes);
+}
+
+}  // namespace
+
+void RoiAlignNchw(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end,
+                  Scratch& scratch) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, C = c_end - c_begin;
+  for (int64_t k = roi_begin; k < roi_end; ++k) {
+    const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
+    const RoiWork w = {p,
+                       scratch,
+                       k,
+                       roi.batch,
+                       c_begin,
+                       c_end,
+                       AxisOf(roi.y1, roi.y2, PH, p.params),
+                       AxisOf(roi.x1, roi.x2, PW, p.params)};
+    const int64_t gh = w.gy.grid, gw = w.gx.grid;
+    FillAxisTaps(w.gy, PH, p.height, scratch.y_taps.data());
+    FillAxisTaps(w.gx, PW, p.width, scratch.x_taps.data());
+    // Largest rectangle of bins whose footprint fits the tile: the whole RoI, else a row of bins, else one bin,
+    // else one bin a few sample rows at a time (huge sparse grids only).
+    int64_t* rows = scratch.rows.data();
+    int64_t* cols = scratch.cols.data();
+    const int64_t nx_all = DistinctTaps(scratch.x_taps.data(), 1, 0, 0, PW * gw, cols);
+    const int64_t ny_all = DistinctTaps(scratch.y_taps.data(), 1, 0, 0, PH * gh, rows);
+    const int64_t whole = ChannelBlock(ny_all * nx_all, PH * PW, lanes, C);
+    if (whole > 0) {
+      ProcessRect(w, 0, PH, 0, PW, std::max<int64_t>(gh, 1), whole);
+      continue;
+    }
+    for (int64_t ph = 0; ph < PH; ++ph) {
+      const int64_t ny_row = DistinctTaps(scratch.y_taps.data() + ph * gh, 1, 0, 0, gh, rows);
+      const int64_t row = ChannelBlock(ny_row * nx_all, PW, lanes, C);
+      if (row > 0) {
+        ProcessRect(w, ph, ph + 1, 0, PW, std::max<int64_t>(gh, 1), row);
+        continue;
+      }
+      for (int64_t pw = 0; pw < PW; ++pw) {
+        const int64_t ny_bin = ny_row;  // a bin's rows are its row's rows
+        const int64_t nx_bin = DistinctTaps(scratch.x_taps.data() + pw * gw, 1, 0, 0, gw, cols);
+        const int64_t bin = ChannelBlock(ny_bin * nx_bin, 1, lanes, C);
+        if (bin > 0) {
+          ProcessRect(w, ph, ph + 1, pw, pw + 1, std::max<int64_t>(gh, 1), bin);
+        } else {
+          // Each sample row touches at most 2 pixel rows; nx_bin <= 2 * grid_w <= kTilePixels / 2.
+          const int64_t rows_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kTilePixels) / (2 * nx_bin));
+          ProcessRect(w, ph, ph + 1, pw, pw + 1, rows_per_chunk, lanes);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace internal
+}  // namespace roialign
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernels/per_target_table.h"
+
+namespace roialign {
+namespace internal {
+
+KernelTable RoiAlignNchwKernels() {
+  static const TargetKernel kEntries[] = {ROIALIGN_PER_TARGET_ENTRIES(RoiAlignNchw)};
+  return {kEntries, sizeof(kEntries) / sizeof(kEntries[0])};
+}
+
+}  // namespace internal
+}  // namespace roialign
+#endif  // HWY_ONCE

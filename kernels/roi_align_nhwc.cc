@@ -1,0 +1,60 @@
+// roi_align_nhwc: channels-last input, vectorized over channels. Compiled once per Highway target.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/roi_align_nhwc.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "kernels/kernel_tables.h"
+#include "kernels/roi_align-inl.h"
+#include "kernels/scratch.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace roialign {
+namespace internal {
+namespace HWY_NAMESPACE {
+
+// Per RoI: one x and one y tap table (separable geometry), then every bin straight from the input.
+void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end,
+                  Scratch& scratch) {
+  const hn::ScalableTag<float> d;
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
+  const int64_t C = p.channels, H = p.height, W = p.width;
+  const float* const input_end = p.input + p.batch * H * W * C;
+  for (int64_t k = roi_begin; k < roi_end; ++k) {
+    const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
+    const AxisGeometry gy = AxisOf(roi.y1, roi.y2, PH, p.params);
+    const AxisGeometry gx = AxisOf(roi.x1, roi.x2, PW, p.params);
+    FillAxisTaps(gy, PH, H, scratch.y_taps.data());
+    FillAxisTaps(gx, PW, W, scratch.x_taps.data());
+    const ChannelsLast in = {p.input + roi.batch * H * W * C + c_begin, input_end, W * C, C};
+    for (int64_t ph = 0; ph < PH; ++ph) {
+      for (int64_t pw = 0; pw < PW; ++pw) {
+        const BinSamples s = {scratch.y_taps.data() + ph * gy.grid, scratch.x_taps.data() + pw * gx.grid,
+                              gy.grid, gx.grid, 0, gy.grid};
+        float* out = p.output + ((k * PH + ph) * PW + pw) * C + c_begin;
+        PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, true, true, out);
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace internal
+}  // namespace roialign
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernels/per_target_table.h"
+
+namespace roialign {
+namespace internal {
+
+KernelTable RoiAlignNhwcKernels() {
+  static const TargetKernel kEntries[] = {ROIALIGN_PER_TARGET_ENTRIES(RoiAlignNhwc)};
+  return {kEntries, sizeof(kEntries) / sizeof(kEntries[0])};
+}
+
+}  // namespace internal
+}  // namespace roialign
+#endif  // HWY_ONCE

@@ -1,0 +1,98 @@
+#include "kernels/roi_align_reference.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/roi_geometry.h"
+
+namespace roialign {
+namespace internal {
+namespace {
+
+// Element offset of (b, c, y, x) in either layout, in int64 so that no shape can overflow it.
+int64_t InputOffset(const Problem& p, int64_t b, int64_t c, int64_t y, int64_t x) {
+  if (p.params.layout == Layout::kNHWC) return ((b * p.height + y) * p.width + x) * p.channels + c;
+  return ((b * p.channels + c) * p.height + y) * p.width + x;
+}
+
+int64_t OutputOffset(const Problem& p, int64_t k, int64_t c, int64_t ph, int64_t pw) {
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
+  if (p.params.layout == Layout::kNHWC) return ((k * PH + ph) * PW + pw) * p.channels + c;
+  return ((k * p.channels + c) * PH + ph) * PW + pw;
+}
+
+// One bilinear sample: the four weighted taps w*v in the order (y0,x0) (y0,x1) (y1,x0) (y1,x1). Returns false
+// when the sample lies outside [-1, H] x [-1, W] (it is then 0 and nothing is read).
+bool SampleTaps(const Problem& p, int64_t b, int64_t c, float y, float x, float taps[4]) {
+  const int64_t H = p.height, W = p.width;
+  if (!(y >= -1.0f && y <= static_cast<float>(H) && x >= -1.0f && x <= static_cast<float>(W))) return false;
+  y = std::max(y, 0.0f);
+  x = std::max(x, 0.0f);
+  int64_t y0 = static_cast<int64_t>(std::floor(y)), x0 = static_cast<int64_t>(std::floor(x));
+  int64_t y1, x1;
+  if (y0 >= H - 1) {
+    y0 = y1 = H - 1;
+    y = static_cast<float>(y0);
+  } else {
+    y1 = y0 + 1;
+  }
+  if (x0 >= W - 1) {
+    x0 = x1 = W - 1;
+    x = static_cast<float>(x0);
+  } else {
+    x1 = x0 + 1;
+  }
+  const float ly = y - static_cast<float>(y0), lx = x - static_cast<float>(x0);
+  const float hy = 1.0f - ly, hx = 1.0f - lx;
+  taps[0] = hy * hx * p.input[InputOffset(p, b, c, y0, x0)];
+  taps[1] = hy * lx * p.input[InputOffset(p, b, c, y0, x1)];
+  taps[2] = ly * hx * p.input[InputOffset(p, b, c, y1, x0)];
+  taps[3] = ly * lx * p.input[InputOffset(p, b, c, y1, x1)];
+  return true;
+}
+
+}  // namespace
+
+void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end,
+                       Scratch& /*scratch*/) {
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
+  const PoolMode mode = p.params.pool_mode;
+  for (int64_t k = roi_begin; k < roi_end; ++k) {
+    const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
+    const AxisGeometry gy = AxisOf(roi.y1, roi.y2, PH, p.params);
+    const AxisGeometry gx = AxisOf(roi.x1, roi.x2, PW, p.params);
+    const int64_t count = std::max<int64_t>(gy.grid * gx.grid, 1);
+    for (int64_t c = c_begin; c < c_end; ++c) {
+      for (int64_t ph = 0; ph < PH; ++ph) {
+        for (int64_t pw = 0; pw < PW; ++pw) {
+          float sum = 0.0f;
+          float max = -INFINITY;
+          for (int64_t iy = 0; iy < gy.grid; ++iy) {
+            const float y = SamplePosition(gy, ph, iy);
+            for (int64_t ix = 0; ix < gx.grid; ++ix) {
+              const float x = SamplePosition(gx, pw, ix);
+              float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+              SampleTaps(p, roi.batch, c, y, x, t);  // outside: all taps stay 0
+              const float value = t[0] + t[1] + t[2] + t[3];
+              sum += value;
+              if (mode == PoolMode::kMax) max = std::max(max, value);
+              if (mode == PoolMode::kMaxOnnx) max = std::max({max, t[0], t[1], t[2], t[3]});
+            }
+          }
+          float out;
+          if (gy.grid * gx.grid == 0) {
+            out = 0.0f;  // a bin with no samples is 0 in every mode
+          } else if (mode == PoolMode::kAvg) {
+            out = sum / static_cast<float>(count);
+          } else {
+            out = max;
+          }
+          p.output[OutputOffset(p, k, c, ph, pw)] = out;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace internal
+}  // namespace roialign

@@ -1,0 +1,55 @@
+// Per-thread working memory of the kernels, sized once per call before the parallel region so that the hot
+// path never allocates.
+#ifndef ROIALIGN_KERNELS_SCRATCH_H_
+#define ROIALIGN_KERNELS_SCRATCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/problem.h"
+#include "kernels/roi_geometry.h"
+
+namespace roialign {
+namespace internal {
+
+// Pixels in a channels-last tile of a RoI's footprint (NCHW kernel). With one vector of channels per pixel this
+// is 256 KiB on AVX-512 (a quarter of this CPU's L2); the buffers are sized for 2048-bit SVE (64 lanes).
+inline constexpr size_t kTilePixels = 4096;
+inline constexpr size_t kTileFloats = kTilePixels * 64;
+
+struct Scratch {
+  std::vector<AxisTap> y_taps, x_taps;            // per sample of the RoI: PH*grid_h and PW*grid_w
+  std::vector<AxisTap> y_tile_taps, x_tile_taps;  // the same, indices remapped into the tile
+  std::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
+  std::unique_ptr<float[]> tile;  // kTileFloats: channels-last footprint (not zeroed: kernels write first)
+  std::unique_ptr<float[]> bins;  // kTileFloats: channels-last results before transposing
+
+  // Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
+  void Prepare(const Problem& problem, bool needs_tile) {
+    const size_t ny = static_cast<size_t>(problem.params.pooled_height * problem.max_grid_h);
+    const size_t nx = static_cast<size_t>(problem.params.pooled_width * problem.max_grid_w);
+    y_taps.resize(ny);
+    x_taps.resize(nx);
+    if (!needs_tile) return;
+    y_tile_taps.resize(ny);
+    x_tile_taps.resize(nx);
+    rows.resize(2 * ny);
+    cols.resize(2 * nx);
+    if (!tile) tile.reset(new float[kTileFloats]);
+    if (!bins) bins.reset(new float[kTileFloats]);
+  }
+};
+
+// Fills taps[b * grid + i] for every sample of an axis of `size` pixels.
+inline void FillAxisTaps(const AxisGeometry& g, int64_t pooled, int64_t size, AxisTap* taps) {
+  for (int64_t b = 0; b < pooled; ++b) {
+    for (int64_t i = 0; i < g.grid; ++i) taps[b * g.grid + i] = TapOf(SamplePosition(g, b, i), size);
+  }
+}
+
+}  // namespace internal
+}  // namespace roialign
+
+#endif  // ROIALIGN_KERNELS_SCRATCH_H_

@@ -1,0 +1,170 @@
+// The C API: a thin wrapper over the C++ API that never lets an exception cross the boundary.
+#include <exception>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "roialign/roialign.h"
+#include "roialign/roialign.hpp"
+
+struct roialign_kernel {
+  roialign::Kernel kernel;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+roialign_status Report(const roialign::Status& s) {
+  if (!s.ok()) g_last_error = s.message();
+  return static_cast<roialign_status>(s.code());
+}
+
+// Runs f() and converts exceptions into statuses with a message.
+template <typename F>
+roialign_status Guard(F&& f) {
+  try {
+    return Report(f());
+  } catch (const std::bad_alloc&) {
+    return Report(roialign::Status(roialign::StatusCode::kOutOfMemory, "out of memory"));
+  } catch (const std::exception& e) {
+    return Report(roialign::Status(roialign::StatusCode::kInternal, std::string("internal error: ") + e.what()));
+  } catch (...) {
+    return Report(roialign::Status(roialign::StatusCode::kInternal, "internal error"));
+  }
+}
+
+roialign::Params ToParams(const roialign_params& p) {
+  roialign::Params out;
+  out.pooled_height = p.pooled_height;
+  out.pooled_width = p.pooled_width;
+  out.spatial_scale = p.spatial_scale;
+  out.sampling_ratio = p.sampling_ratio;
+  out.coordinate_mode = static_cast<roialign::CoordinateMode>(p.coordinate_mode);
+  out.pool_mode = static_cast<roialign::PoolMode>(p.pool_mode);
+  out.layout = static_cast<roialign::Layout>(p.layout);
+  out.dtype = static_cast<roialign::DType>(p.dtype);
+  return out;
+}
+
+uint32_t Mask(const std::vector<int>& values) {
+  uint32_t m = 0;
+  for (int v : values) m |= 1u << v;
+  return m;
+}
+
+template <typename Enum>
+std::vector<Enum> FromMask(uint32_t mask) {
+  std::vector<Enum> out;
+  for (int i = 0; i < 32; ++i) {
+    if (mask & (1u << i)) out.push_back(static_cast<Enum>(i));
+  }
+  return out;
+}
+
+template <typename Enum>
+uint32_t ToMask(const std::vector<Enum>& values) {
+  std::vector<int> ints;
+  for (Enum v : values) ints.push_back(static_cast<int>(v));
+  return Mask(ints);
+}
+
+roialign::Status Null(const char* what) {
+  return roialign::Status(roialign::StatusCode::kInvalidArgument, std::string(what) + " is null");
+}
+
+}  // namespace
+
+extern "C" {
+
+roialign_status roialign_select(const char* target, const roialign_params* params, roialign_kernel** kernel) {
+  if (kernel != nullptr) *kernel = nullptr;
+  return Guard([&]() -> roialign::Status {
+    if (target == nullptr) return Null("target");
+    if (params == nullptr) return Null("params");
+    if (kernel == nullptr) return Null("kernel");
+    roialign::SelectResult r = roialign::Select(target, ToParams(*params));
+    if (!r.ok()) return r.status();
+    *kernel = new roialign_kernel{r.value()};
+    return roialign::Status::Ok();
+  });
+}
+
+const char* roialign_kernel_name(const roialign_kernel* kernel) {
+  return kernel == nullptr ? "" : kernel->kernel.name().c_str();
+}
+
+roialign_status roialign_run(const roialign_kernel* kernel, const void* input, int64_t batch, int64_t channels,
+                             int64_t height, int64_t width, const float* rois, const int64_t* batch_indices,
+                             int64_t num_rois, void* output, int32_t num_threads) {
+  return Guard([&]() -> roialign::Status {
+    if (kernel == nullptr) return Null("kernel");
+    roialign::Inputs in;
+    in.input = input;
+    in.batch = batch;
+    in.channels = channels;
+    in.height = height;
+    in.width = width;
+    in.rois = rois;
+    in.batch_indices = batch_indices;
+    in.num_rois = num_rois;
+    return kernel->kernel.Run(in, output, num_threads);
+  });
+}
+
+void roialign_kernel_free(roialign_kernel* kernel) { delete kernel; }
+
+const char* roialign_last_error(void) { return g_last_error.c_str(); }
+
+roialign_status roialign_query_target(const char* target, roialign_target_info* info) {
+  return Guard([&]() -> roialign::Status {
+    if (target == nullptr) return Null("target");
+    if (info == nullptr) return Null("info");
+    roialign::TargetInfo t;
+    roialign::Status s = roialign::QueryTarget(target, &t);
+    if (!s.ok()) return s;
+    info->layouts = ToMask(t.layouts);
+    info->dtypes = ToMask(t.dtypes);
+    info->pool_modes = ToMask(t.pool_modes);
+    info->coordinate_modes = ToMask(t.coordinate_modes);
+    info->preferred_layout = static_cast<roialign_layout>(t.preferred_layout);
+    return s;
+  });
+}
+
+roialign_status roialign_register(const roialign_implementation* impl) {
+  return Guard([&]() -> roialign::Status {
+    if (impl == nullptr) return Null("impl");
+    if (impl->target == nullptr || impl->name == nullptr) return Null("impl->target or impl->name");
+    if (impl->fn == nullptr) return Null("impl->fn");
+    roialign::CustomImplementation c;
+    c.target = impl->target;
+    c.name = impl->name;
+    c.priority = impl->priority;
+    c.layouts = FromMask<roialign::Layout>(impl->layouts);
+    c.dtypes = FromMask<roialign::DType>(impl->dtypes);
+    c.pool_modes = FromMask<roialign::PoolMode>(impl->pool_modes);
+    c.coordinate_modes = FromMask<roialign::CoordinateMode>(impl->coordinate_modes);
+    const roialign_impl_fn fn = impl->fn;
+    void* const user_data = impl->user_data;
+    c.fn = [fn, user_data](const roialign_problem& p) -> roialign::Status {
+      const roialign_status s = fn(&p, user_data);
+      if (s == ROIALIGN_OK) return roialign::Status::Ok();
+      return roialign::Status(static_cast<roialign::StatusCode>(s >= 0 && s <= ROIALIGN_INTERNAL ? s : ROIALIGN_INTERNAL),
+                              "registered implementation failed with status " + std::to_string(static_cast<int>(s)));
+    };
+    return roialign::Register(std::move(c));
+  });
+}
+
+roialign_status roialign_nchw_to_nhwc_f32(const float* input, int64_t batch, int64_t channels, int64_t height,
+                                          int64_t width, float* output, int32_t num_threads) {
+  return Guard([&] { return roialign::NchwToNhwc(input, batch, channels, height, width, output, num_threads); });
+}
+
+roialign_status roialign_nhwc_to_nchw_f32(const float* input, int64_t batch, int64_t channels, int64_t height,
+                                          int64_t width, float* output, int32_t num_threads) {
+  return Guard([&] { return roialign::NhwcToNchw(input, batch, channels, height, width, output, num_threads); });
+}
+
+}  // extern "C"

@@ -1,0 +1,73 @@
+// Kernel::Run: data validation, then the selected implementation, threaded over (RoI, channel block) tasks.
+#include <algorithm>
+#include <new>
+#include <vector>
+
+#include "kernels/parallel.h"
+#include "kernels/scratch.h"
+#include "roialign/roialign.hpp"
+#include "strategy/kernel_access.h"
+#include "strategy/validation.h"
+
+namespace roialign {
+namespace {
+
+// Channels per task when RoIs alone cannot keep every thread busy: a multiple of every vector width we compile
+// (16 floats on AVX-512, up to 64 on 2048-bit SVE), so blocks do not create extra vector tails.
+constexpr int64_t kChannelBlock = 64;
+
+Status RunBuiltin(const internal::Implementation& impl, const internal::Problem& problem, int32_t num_threads) {
+  const int64_t K = problem.num_rois, C = problem.channels;
+  // Split channels only as far as needed for about 4 tasks per thread (load balance with uneven RoIs).
+  const int64_t max_blocks = (C + kChannelBlock - 1) / kChannelBlock;
+  const int threads = internal::ResolveThreadCount(num_threads, K * max_blocks);
+  const int64_t blocks = std::min<int64_t>(max_blocks, std::max<int64_t>(1, (4 * threads + K - 1) / K));
+  const int64_t block_size = ((C + blocks - 1) / blocks + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+  const int64_t num_blocks = (C + block_size - 1) / block_size;
+
+  std::vector<internal::Scratch> scratch;
+  try {
+    scratch.resize(static_cast<size_t>(threads));
+    for (internal::Scratch& s : scratch) s.Prepare(problem, impl.needs_tile);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory allocating per-thread scratch for " + impl.name);
+  }
+  internal::ParallelFor(K * num_blocks, threads, [&](int64_t task, int thread) {
+    const int64_t k = task / num_blocks, block = task % num_blocks;
+    const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
+    impl.builtin(problem, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+const std::string& Kernel::name() const {
+  static const std::string kEmpty;
+  return impl_ ? impl_->name : kEmpty;
+}
+
+Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
+  if (!impl_) return Status(StatusCode::kInvalidArgument, "kernel is empty (not obtained from a successful Select)");
+  internal::Problem problem;
+  Status s = internal::ValidateData(params_, inputs, output, &problem);
+  if (!s.ok()) return s;
+  if (problem.num_rois == 0 || problem.channels == 0) return Status::Ok();  // nothing to write
+  if (impl_->custom) {
+    roialign_params p;
+    p.pooled_height = params_.pooled_height;
+    p.pooled_width = params_.pooled_width;
+    p.spatial_scale = params_.spatial_scale;
+    p.sampling_ratio = params_.sampling_ratio;
+    p.coordinate_mode = static_cast<roialign_coordinate_mode>(params_.coordinate_mode);
+    p.pool_mode = static_cast<roialign_pool_mode>(params_.pool_mode);
+    p.layout = static_cast<roialign_layout>(params_.layout);
+    p.dtype = static_cast<roialign_dtype>(params_.dtype);
+    const roialign_problem rp = {&p,     inputs.input, inputs.batch, inputs.channels, inputs.height, inputs.width,
+                                 inputs.rois, inputs.batch_indices, inputs.num_rois, output, num_threads};
+    return impl_->custom(rp);
+  }
+  return RunBuiltin(*impl_, problem, num_threads);
+}
+
+}  // namespace roialign

@@ -1,0 +1,163 @@
+#include "strategy/validation.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstddef>
+#include <limits>
+#include <string>
+
+#include "kernels/roi_geometry.h"
+
+namespace roialign {
+namespace internal {
+namespace {
+
+Status Invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
+
+// a*b into *out unless it overflows int64 (all operands are >= 0).
+bool MulNoOverflow(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+// Product of non-negative factors in int64, also bounded so that the byte size fits size_t.
+bool ElementCount(std::initializer_list<int64_t> dims, int64_t* count) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (!MulNoOverflow(n, d, &n)) return false;
+  }
+  int64_t bytes;
+  if (!MulNoOverflow(n, 4, &bytes)) return false;
+  if (static_cast<uint64_t>(bytes) > std::numeric_limits<size_t>::max()) return false;
+  *count = n;
+  return true;
+}
+
+std::string RoiPrefix(int64_t k) { return "roi " + std::to_string(k) + ": "; }
+
+std::string FloatText(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", static_cast<double>(v));
+  return buf;
+}
+
+}  // namespace
+
+Status ValidateParams(const Params& p) {
+  if (p.pooled_height < 1 || p.pooled_width < 1) {
+    return Invalid("pooled_height and pooled_width must be >= 1 (got " + std::to_string(p.pooled_height) + " x " +
+                   std::to_string(p.pooled_width) + ")");
+  }
+  if (p.pooled_height > ROIALIGN_MAX_POOLED_SIZE || p.pooled_width > ROIALIGN_MAX_POOLED_SIZE) {
+    return Invalid("pooled size " + std::to_string(p.pooled_height) + " x " + std::to_string(p.pooled_width) +
+                   " exceeds the limit " + std::to_string(ROIALIGN_MAX_POOLED_SIZE));
+  }
+  if (!std::isfinite(p.spatial_scale) || !(p.spatial_scale > 0.0f)) {
+    return Invalid("spatial_scale must be finite and > 0 (got " + FloatText(p.spatial_scale) + ")");
+  }
+  if (p.sampling_ratio > ROIALIGN_MAX_SAMPLING_GRID) {
+    return Invalid("sampling_ratio " + std::to_string(p.sampling_ratio) + " exceeds the limit " +
+                   std::to_string(ROIALIGN_MAX_SAMPLING_GRID));
+  }
+  const int layout = static_cast<int>(p.layout), dtype = static_cast<int>(p.dtype);
+  const int pool = static_cast<int>(p.pool_mode), coord = static_cast<int>(p.coordinate_mode);
+  if (layout < 0 || layout > 1) return Invalid("unknown layout value " + std::to_string(layout) + " (NCHW=0, NHWC=1)");
+  if (dtype < 0 || dtype > 2) return Invalid("unknown dtype value " + std::to_string(dtype) + " (F32=0, F16=1, BF16=2)");
+  if (pool < 0 || pool > 2) {
+    return Invalid("unknown pool mode value " + std::to_string(pool) + " (AVG=0, MAX=1, MAX_ONNX=2)");
+  }
+  if (coord < 0 || coord > 2) {
+    return Invalid("unknown coordinate mode value " + std::to_string(coord) +
+                   " (LEGACY=0, HALF_PIXEL=1, HALF_PIXEL_CENTERED=2)");
+  }
+  return Status::Ok();
+}
+
+Status ValidateData(const Params& params, const Inputs& in, void* output, Problem* problem) {
+  const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width, K = in.num_rois;
+  if (N < 0 || C < 0 || H < 0 || W < 0 || K < 0) {
+    return Invalid("shape must be non-negative (batch=" + std::to_string(N) + ", channels=" + std::to_string(C) +
+                   ", height=" + std::to_string(H) + ", width=" + std::to_string(W) +
+                   ", num_rois=" + std::to_string(K) + ")");
+  }
+  int64_t input_elements = 0, output_elements = 0, roi_elements = 0;
+  if (!ElementCount({N, C, H, W}, &input_elements)) return Invalid("input shape overflows: its byte size is too large");
+  if (!ElementCount({K, C, params.pooled_height, params.pooled_width}, &output_elements)) {
+    return Invalid("output shape overflows: its byte size is too large");
+  }
+  if (!ElementCount({K, in.batch_indices ? 4 : 5}, &roi_elements)) return Invalid("num_rois overflows");
+  if (K > 0 && (H == 0 || W == 0)) {
+    return Invalid("height and width must be >= 1 when there are RoIs (got " + std::to_string(H) + " x " +
+                   std::to_string(W) + ")");
+  }
+  if (K > 0 && in.rois == nullptr) return Invalid("rois is null but num_rois is " + std::to_string(K));
+  if (output_elements > 0 && output == nullptr) return Invalid("output is null");
+  if (output_elements > 0 && in.input == nullptr) return Invalid("input is null");
+
+  int64_t max_grid_h = 0, max_grid_w = 0, work = 0;
+  for (int64_t k = 0; k < K; ++k) {
+    float coords[4];
+    if (in.batch_indices != nullptr) {
+      const int64_t b = in.batch_indices[k];
+      if (b < 0 || b >= N) {
+        return Invalid(RoiPrefix(k) + "batch index " + std::to_string(b) + " is outside [0, " + std::to_string(N) +
+                       ")");
+      }
+      for (int i = 0; i < 4; ++i) coords[i] = in.rois[4 * k + i];
+    } else {
+      const float b = in.rois[5 * k];
+      if (!std::isfinite(b) || b != std::floor(b)) {
+        return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is not an integer");
+      }
+      if (b < 0.0f || static_cast<double>(b) >= static_cast<double>(N)) {
+        return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
+      }
+      for (int i = 0; i < 4; ++i) coords[i] = in.rois[5 * k + 1 + i];
+    }
+    for (int i = 0; i < 4; ++i) {
+      if (!std::isfinite(coords[i])) {
+        static const char* const kNames[4] = {"x1", "y1", "x2", "y2"};
+        return Invalid(RoiPrefix(k) + kNames[i] + " is not finite (" + FloatText(coords[i]) + ")");
+      }
+    }
+    const AxisGeometry gy = AxisOf(coords[1], coords[3], params.pooled_height, params);
+    const AxisGeometry gx = AxisOf(coords[0], coords[2], params.pooled_width, params);
+    // Scaled coordinates can overflow to inf although the inputs were finite.
+    if (!std::isfinite(gy.start) || !std::isfinite(gy.roi) || !std::isfinite(gx.start) || !std::isfinite(gx.roi)) {
+      return Invalid(RoiPrefix(k) + "coordinates overflow float32 after scaling by spatial_scale");
+    }
+    if (gy.grid < 0 || gx.grid < 0 || gy.grid > ROIALIGN_MAX_SAMPLING_GRID || gx.grid > ROIALIGN_MAX_SAMPLING_GRID) {
+      return Invalid(RoiPrefix(k) + "adaptive sampling grid " + std::to_string(gy.grid) + " x " +
+                     std::to_string(gx.grid) + " exceeds the limit " + std::to_string(ROIALIGN_MAX_SAMPLING_GRID) +
+                     " per axis (RoI " + FloatText(gy.roi) + " x " + FloatText(gx.roi) + " feature-map pixels)");
+    }
+    if (params.pooled_height * gy.grid > ROIALIGN_MAX_SAMPLES_PER_AXIS ||
+        params.pooled_width * gx.grid > ROIALIGN_MAX_SAMPLES_PER_AXIS) {
+      return Invalid(RoiPrefix(k) + "more than " + std::to_string(ROIALIGN_MAX_SAMPLES_PER_AXIS) +
+                     " samples along one axis");
+    }
+    int64_t roi_work = 0;
+    const bool roi_work_fits = ElementCount({C, params.pooled_height, params.pooled_width, gy.grid, gx.grid}, &roi_work);
+    work += roi_work;  // both terms are <= the cap here or the check below fails first
+    if (!roi_work_fits || roi_work > ROIALIGN_MAX_WORK_PER_CALL || work > ROIALIGN_MAX_WORK_PER_CALL) {
+      return Invalid(RoiPrefix(k) + "the call's work (channels x bins x samples summed over RoIs) exceeds the limit " +
+                     std::to_string(ROIALIGN_MAX_WORK_PER_CALL) + "; split the call");
+    }
+    if (gy.grid > max_grid_h) max_grid_h = gy.grid;
+    if (gx.grid > max_grid_w) max_grid_w = gx.grid;
+  }
+
+  problem->params = params;
+  problem->input = static_cast<const float*>(in.input);
+  problem->batch = N;
+  problem->channels = C;
+  problem->height = H;
+  problem->width = W;
+  problem->rois = in.rois;
+  problem->batch_indices = in.batch_indices;
+  problem->num_rois = K;
+  problem->output = static_cast<float*>(output);
+  problem->max_grid_h = max_grid_h;
+  problem->max_grid_w = max_grid_w;
+  return Status::Ok();
+}
+
+}  // namespace internal
+}  // namespace roialign

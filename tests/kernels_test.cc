@@ -1,0 +1,175 @@
+// Every SIMD implementation this build compiled and this CPU runs, against the scalar reference: each layout,
+// pool mode, coordinate mode, sampling mode and RoI format, on shapes that exercise vector tails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "strategy/registry.h"
+#include "strategy/targets.h"
+#include "tests/test_util.h"
+
+namespace roialign {
+namespace testing {
+namespace {
+
+// The runnable built-in SIMD implementations, read from the registry (the single list).
+std::vector<std::string> SimdImplementations() {
+  std::vector<std::string> names;
+  for (const auto& impl : internal::AllImplementations()) {
+    if (impl->builtin != nullptr && impl->hwy_target != 0 && internal::CpuSupports(impl->hwy_target)) {
+      names.push_back(impl->name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Target and layout of an implementation name.
+struct ImplInfo {
+  std::string target;
+  Layout layout;
+};
+ImplInfo InfoOf(const std::string& name) {
+  for (const auto& impl : internal::AllImplementations()) {
+    if (impl->name == name) {
+      return {impl->target, (impl->layouts & internal::Bit(Layout::kNHWC)) ? Layout::kNHWC : Layout::kNCHW};
+    }
+  }
+  ADD_FAILURE() << "no implementation " << name;
+  return {"", Layout::kNCHW};
+}
+
+class KernelTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // Runs the implementation and the reference on `p` and compares every element.
+  void Compare(const Problem& p, Params params, bool batch_indices, int threads, const std::string& what) {
+    const ImplInfo info = InfoOf(GetParam());
+    params.layout = info.layout;
+    std::string name;
+    const std::vector<float> got = RunOrFail(info.target, params, p, batch_indices, threads, &name);
+    ASSERT_EQ(name, GetParam()) << "selection picked another implementation for " << info.target;
+    const std::vector<float> ref = RunOrFail("generic", params, p, batch_indices, 1);
+    ASSERT_EQ(got.size(), ref.size());
+    size_t bad = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (!WithinTolerance(got[i], ref[i]) && bad++ < 3) {
+        ADD_FAILURE() << what << " " << ToString(params.pool_mode) << " " << ToString(params.coordinate_mode)
+                      << " ratio " << params.sampling_ratio << ": element " << i << " got " << got[i] << " want "
+                      << ref[i];
+      }
+    }
+    EXPECT_EQ(bad, 0u) << what;
+  }
+};
+
+TEST_P(KernelTest, AllModesOnVectorTailShapes) {
+  std::mt19937 rng(42);
+  for (int64_t c : {1, 3, 15, 16, 17, 33, 255}) {
+    const Problem p = RandomProblem(&rng, 2, c, 13, 11, 9, 0.25f);
+    for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
+      for (CoordinateMode coord :
+           {CoordinateMode::kLegacy, CoordinateMode::kHalfPixel, CoordinateMode::kHalfPixelCentered}) {
+        for (int32_t ratio : {0, 2}) {
+          Params params;
+          params.pooled_height = 3;
+          params.pooled_width = 5;
+          params.spatial_scale = 0.25f;
+          params.sampling_ratio = ratio;
+          params.pool_mode = pool;
+          params.coordinate_mode = coord;
+          Compare(p, params, /*batch_indices=*/ratio == 0, 1, "C=" + std::to_string(c));
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, OneRowOrColumnMaps) {
+  std::mt19937 rng(5);
+  for (auto hw : {std::pair<int64_t, int64_t>{1, 9}, {9, 1}, {1, 1}}) {
+    const Problem p = RandomProblem(&rng, 1, 17, hw.first, hw.second, 12, 1.0f);
+    Params params;
+    params.pooled_height = params.pooled_width = 2;
+    params.sampling_ratio = 0;
+    for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
+      params.pool_mode = pool;
+      Compare(p, params, false, 2, "H=" + std::to_string(hw.first) + " W=" + std::to_string(hw.second));
+    }
+  }
+}
+
+// Large adaptive grids (big RoIs, 1x1 output) and huge sparse grids force the NCHW kernel through its
+// row-of-bins, single-bin and sample-row-chunk paths.
+TEST_P(KernelTest, LargeGrids) {
+  std::mt19937 rng(9);
+  Problem p = RandomProblem(&rng, 1, 20, 70, 90, 0, 1.0f);
+  AddRoi(&p, 0, -3.0f, -2.0f, 88.0f, 69.0f);  // adaptive: grid 69 x 91 in one bin
+  AddRoi(&p, 0, 1.5f, 2.5f, 40.0f, 60.0f);
+  for (auto shape : {std::pair<int64_t, int32_t>{1, 0}, {7, 0}, {1, 100}, {2, 60}, {7, 2}}) {
+    Params params;
+    params.pooled_height = params.pooled_width = shape.first;
+    params.sampling_ratio = shape.second;
+    params.coordinate_mode = CoordinateMode::kHalfPixel;
+    for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
+      params.pool_mode = pool;
+      Compare(p, params, false, 2, "pooled " + std::to_string(shape.first) + " ratio " + std::to_string(shape.second));
+    }
+  }
+}
+
+TEST_P(KernelTest, ManyRoisAndThreads) {
+  std::mt19937 rng(11);
+  const Problem p = RandomProblem(&rng, 3, 40, 24, 31, 150, 0.5f);
+  Params params;
+  params.pooled_height = params.pooled_width = 7;
+  params.spatial_scale = 0.5f;
+  params.sampling_ratio = 2;
+  Compare(p, params, true, 2, "K=150");
+}
+
+// The same bits for any thread count (threads split RoIs and channel blocks differently).
+TEST_P(KernelTest, BitIdenticalAcrossThreadCounts) {
+  std::mt19937 rng(13);
+  const Problem p = RandomProblem(&rng, 1, 200, 20, 20, 3, 1.0f);
+  const ImplInfo info = InfoOf(GetParam());
+  for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
+    Params params;
+    params.pool_mode = pool;
+    params.layout = info.layout;
+    const std::vector<float> one = RunOrFail(info.target, params, p, false, 1);
+    for (int threads : {2, 3, 8}) EXPECT_EQ(one, RunOrFail(info.target, params, p, false, threads)) << threads;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCompiledTarget, KernelTest, ::testing::ValuesIn(SimdImplementations()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string s = param.param;
+                           std::replace(s.begin(), s.end(), '.', '_');
+                           return s;
+                         });
+
+// Guards against an empty instantiation: both layouts exist for every ISA this CPU supports.
+TEST(KernelCoverage, BothLayoutsForEverySupportedIsa) {
+  const std::vector<std::string> names = SimdImplementations();
+  ASSERT_FALSE(names.empty());
+  for (const internal::IsaTarget& t : internal::IsaTargets()) {
+    const bool nhwc = std::count(names.begin(), names.end(), std::string("roi_align_nhwc.") + t.isa) == 1;
+    const bool nchw = std::count(names.begin(), names.end(), std::string("roi_align_nchw.") + t.isa) == 1;
+    EXPECT_EQ(nhwc, nchw) << t.isa;
+  }
+  // The portable fallback (Highway's EMU128, or SCALAR where GCC < 12.3 breaks EMU128) is always compiled.
+  EXPECT_EQ(std::count(names.begin(), names.end(), "roi_align_nhwc.emu128") +
+                std::count(names.begin(), names.end(), "roi_align_nhwc.scalar"),
+            1);
+#if defined(__x86_64__)
+  // Every x86-64 CPU this project runs on has AVX2; those targets must be compiled and runnable.
+  for (const char* isa : {"sse4", "avx2"}) {
+    EXPECT_EQ(std::count(names.begin(), names.end(), std::string("roi_align_nhwc.") + isa), 1) << isa;
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace roialign
