@@ -25,7 +25,12 @@ documents grid = max(ceil(roi/P), 0) -> empty grid -> 0, so that group is checke
 import ctypes
 import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as _e:  # e.g. the pyenv python3 first on PATH: same "cannot run here" exit status as torchvision
+    print("torchvision check: SKIPPED - cannot import numpy (%s); run with Debian's /usr/bin/python3 "
+          "(python3-numpy, python3-torchvision)" % _e)
+    sys.exit(2)
 
 TOL_ABS = 1e-5
 TOL_REL = 1e-4
