@@ -83,16 +83,16 @@ void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_
       RemapTaps(y_taps, ph1 - ph0, gh, iy0, iy1, s.rows.data(), ny, s.y_tile_taps.data() + ph0 * gh);
 
       // Channels-last tile: tile[(row * nx + col) * stride + channel]; padding lanes zeroed (no denormal junk).
-      for (int64_t ci = 0; ci < stride; ++ci) {
-        if (ci >= n) {
-          for (int64_t px = 0; px < ny * nx; ++px) tile[px * stride + ci] = 0.0f;
-          continue;
-        }
-        const float* plane = p.input + ((w.batch * p.channels + c + ci) * H) * W;
-        for (int64_t yi = 0; yi < ny; ++yi) {
-          const float* row = plane + s.rows[yi] * W;
-          float* dst = tile + yi * nx * stride + ci;
-          for (int64_t xi = 0; xi < nx; ++xi) dst[xi * stride] = row[s.cols[xi]];
+      // Channel-innermost copy: contiguous tile writes, and the n planes' current lines stay in L1 across cols.
+      const float* plane0 = p.input + ((w.batch * p.channels + c) * H) * W;
+      const int64_t plane_stride = H * W;
+      for (int64_t yi = 0; yi < ny; ++yi) {
+        const float* row0 = plane0 + s.rows[yi] * W;
+        for (int64_t xi = 0; xi < nx; ++xi) {
+          const float* src = row0 + s.cols[xi];
+          float* dst = tile + (yi * nx + xi) * stride;
+          for (int64_t ci = 0; ci < n; ++ci) dst[ci] = src[ci * plane_stride];
+          for (int64_t ci = n; ci < stride; ++ci) dst[ci] = 0.0f;
         }
       }
       const ChannelsLast in = {tile, tile + ny * nx * stride, nx * stride, stride};

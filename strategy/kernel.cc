@@ -18,12 +18,20 @@ constexpr int64_t kChannelBlock = 64;
 
 Status RunBuiltin(const internal::Implementation& impl, const internal::Problem& problem, int32_t num_threads) {
   const int64_t K = problem.num_rois, C = problem.channels;
-  // Split channels only as far as needed for about 4 tasks per thread (load balance with uneven RoIs).
-  const int64_t max_blocks = (C + kChannelBlock - 1) / kChannelBlock;
-  const int threads = internal::ResolveThreadCount(num_threads, K * max_blocks);
-  const int64_t blocks = std::min<int64_t>(max_blocks, std::max<int64_t>(1, (4 * threads + K - 1) / K));
-  const int64_t block_size = ((C + blocks - 1) / blocks + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+  int64_t block_size;
+  if (impl.channel_block > 0) {
+    // Planar input: a fixed block of channels for all RoIs before the next block, so the block's planes stay
+    // in the last-level cache while every RoI reads them.
+    block_size = impl.channel_block;
+  } else {
+    // Channels-last input: split channels only as far as needed for about 4 tasks per thread.
+    const int64_t max_blocks = (C + kChannelBlock - 1) / kChannelBlock;
+    const int max_threads = internal::ResolveThreadCount(num_threads, K * max_blocks);
+    const int64_t blocks = std::min<int64_t>(max_blocks, std::max<int64_t>(1, (4 * max_threads + K - 1) / K));
+    block_size = ((C + blocks - 1) / blocks + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+  }
   const int64_t num_blocks = (C + block_size - 1) / block_size;
+  const int threads = internal::ResolveThreadCount(num_threads, K * num_blocks);
 
   std::vector<internal::Scratch> scratch;
   try {
@@ -32,8 +40,9 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory allocating per-thread scratch for " + impl.name);
   }
+  // Block-major task order: consecutive tasks share a channel block.
   internal::ParallelFor(K * num_blocks, threads, [&](int64_t task, int thread) {
-    const int64_t k = task / num_blocks, block = task % num_blocks;
+    const int64_t block = task / K, k = task % K;
     const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
     impl.builtin(problem, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
   });

@@ -1,0 +1,519 @@
+#!/usr/bin/python3
+"""Times peer RoIAlign implementations on the workloads that the layout report dumped, in the same run.
+
+Usage:
+    /usr/bin/python3 bench/peers.py --data DIR --out peers.json [--repeats 5] [--threads 1,2] [--only NAME]
+                                    [--peers torchvision,onnxruntime,openvino]
+
+DIR holds, per workload NAME (written by the C++ layout report's dump option):
+    NAME.json       {"name", "batch", "channels", "height", "width", "num_rois", "pooled_height", "pooled_width",
+                     "spatial_scale", "sampling_ratio" (<= 0 adaptive), "coordinate_mode", "pool_mode", "threads"}
+    NAME.map.f32    float32 NCHW feature map, raw little-endian
+    NAME.rois.f32   float32 [K,5] rows (batch_index, x1, y1, x2, y2)
+    NAME.ref.f32    float32 [K,C,PH,PW], roialign's own result: every peer must reproduce it before it is timed
+
+Peers (each optional; one that cannot be imported or cannot express a workload's mode is recorded as
+"skipped: <reason>", never given a number):
+    torchvision   torchvision.ops.roi_align on NCHW and on channels_last input. AVG only; LEGACY (aligned=False)
+                  and HALF_PIXEL (aligned=True) only. torch.set_num_threads(t). Note: torchvision's CPU kernel
+                  (0.14) is a plain loop over RoIs, so it does not get faster with more threads.
+    onnxruntime   a one-node ONNX model (opset 16 RoiAlign) on the CPU execution provider, intra_op_num_threads=t.
+                  coordinate_transformation_mode "output_half_pixel" == LEGACY, "half_pixel" == HALF_PIXEL;
+                  mode "avg" == AVG, "max" == MAX_ONNX (max over samples of the max over the 4 weighted taps).
+                  HALF_PIXEL_CENTERED and MAX (max of the bilinear sums) cannot be expressed.
+    openvino      opset9 ROIAlign compiled for "CPU" with INFERENCE_NUM_THREADS=t and f32 inference precision.
+                  aligned_mode "asymmetric" == LEGACY, "half_pixel_for_nn" == HALF_PIXEL, "half_pixel" ==
+                  HALF_PIXEL_CENTERED; mode "avg" == AVG. Its "max" is max(0, our MAX): the CPU plugin starts the
+                  max accumulator at 0 instead of -inf (measured, and so written in its source). So it equals
+                  our MAX exactly when the feature map is non-negative (e.g. after a ReLU); MAX workloads are timed
+                  only then, and MAX_ONNX never.
+
+onnxruntime, onnx and openvino are pip packages that Debian's python3 does not have. Install them beside it with
+    /usr/bin/python3 -m pip install --target /opt/roialign-peers onnxruntime onnx openvino "numpy<2"
+and point ROIALIGN_PEERS_PATH at that directory (os.pathsep-separated list; the entries go to the FRONT of
+sys.path, before numpy is imported). "numpy<2" matters: current onnx needs numpy >= 1.25 (Debian 12 has 1.24),
+and Debian's torch 1.13 cannot use numpy 2 ("Numpy is not available"); numpy 1.26 suits both.
+
+Output JSON: {"peers": [{"peer", "variant", "version", "workload", "threads", "ms" (median, or null), "status"
+("ok" | "skipped: ..." | "mismatch: max err X ..."), "max_err" (vs NAME.ref.f32, or null)}]}.
+Progress goes to stderr, a table to stdout.
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import sys
+import time
+
+# Extra package directories first (see the module docstring): they must win over dist-packages, numpy included.
+for _p in reversed([p for p in os.environ.get("ROIALIGN_PEERS_PATH", "").split(os.pathsep) if p]):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+try:
+    import numpy as np
+except ImportError as _e:
+    sys.stderr.write("peers.py: cannot import numpy (%s); run with Debian's /usr/bin/python3 (python3-numpy)\n" % _e)
+    sys.exit(2)
+
+# Peers must reproduce NAME.ref.f32 within |peer - ref| <= ABS_TOL + REL_TOL * |ref|. This is looser than the
+# 1e-5 + 1e-4*|ref| that our own SIMD kernels must meet against our scalar reference, because peers accumulate in a
+# different order (torchvision and OpenVINO sum the 4 taps then the samples, ONNX Runtime precomputes weights, some
+# multiply by 1/count instead of dividing) and float32 rounding then differs by a few ulps per sample. A wrong
+# sample, tap or coordinate convention shows up as an error near 1e-2 or more, so this still catches any semantic
+# difference.
+ABS_TOL = 1e-4
+REL_TOL = 1e-3
+
+PIP_HINT = ('pip install onnxruntime onnx (for /usr/bin/python3: /usr/bin/python3 -m pip install --target DIR '
+            'onnxruntime onnx openvino "numpy<2", then ROIALIGN_PEERS_PATH=DIR)')
+OV_PIP_HINT = PIP_HINT.replace("pip install onnxruntime onnx (", "pip install openvino (")
+
+REQUIRED_KEYS = ("batch", "channels", "height", "width", "num_rois", "pooled_height", "pooled_width",
+                 "spatial_scale", "sampling_ratio", "coordinate_mode", "pool_mode")
+COORD_MODES = ("LEGACY", "HALF_PIXEL", "HALF_PIXEL_CENTERED")
+POOL_MODES = ("AVG", "MAX", "MAX_ONNX")
+
+
+def log(msg):
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
+
+
+def short_exc(e):
+    text = str(e).strip().splitlines()
+    return "%s: %s" % (type(e).__name__, text[0][:200] if text else "")
+
+
+class Skip(Exception):
+    """The peer cannot run this workload (import failure, inexpressible mode): becomes "skipped: <reason>"."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Workloads
+# ---------------------------------------------------------------------------------------------------------------
+
+class Workload:
+    def __init__(self, json_path):
+        with open(json_path) as f:
+            meta = json.load(f)
+        if not isinstance(meta, dict) or any(k not in meta for k in REQUIRED_KEYS):
+            raise ValueError("not a workload description (needs %s)" % ", ".join(REQUIRED_KEYS))
+        base = json_path[:-len(".json")]
+        self.name = str(meta.get("name", os.path.basename(base)))
+        self.n, self.c, self.h, self.w = (int(meta[k]) for k in ("batch", "channels", "height", "width"))
+        self.k = int(meta["num_rois"])
+        self.ph, self.pw = int(meta["pooled_height"]), int(meta["pooled_width"])
+        self.scale = float(meta["spatial_scale"])
+        self.ratio = int(meta["sampling_ratio"])
+        self.coord = str(meta["coordinate_mode"])
+        self.pool = str(meta["pool_mode"])
+        self.threads = [int(t) for t in meta.get("threads", [1])] or [1]
+        if self.coord not in COORD_MODES:
+            raise ValueError("unknown coordinate_mode %r" % self.coord)
+        if self.pool not in POOL_MODES:
+            raise ValueError("unknown pool_mode %r" % self.pool)
+        self.x = self._load(base + ".map.f32", (self.n, self.c, self.h, self.w))
+        self.rois = self._load(base + ".rois.f32", (self.k, 5))
+        self.ref = self._load(base + ".ref.f32", (self.k, self.c, self.ph, self.pw))
+        self.rois4 = np.ascontiguousarray(self.rois[:, 1:5])
+        self.batch_indices = np.ascontiguousarray(self.rois[:, 0].astype(np.int64))
+        if self.k and not np.array_equal(self.batch_indices.astype(np.float32), self.rois[:, 0]):
+            raise ValueError("non-integral batch index in %s.rois.f32" % base)
+        self.map_min = float(self.x.min()) if self.x.size else 0.0
+
+    @staticmethod
+    def _load(path, shape):
+        expected = int(np.prod(shape, dtype=np.int64))
+        a = np.fromfile(path, dtype="<f4")
+        if a.size != expected:
+            raise ValueError("%s holds %d floats, expected %d for shape %s" % (path, a.size, expected, shape))
+        return np.ascontiguousarray(a.reshape(shape).astype(np.float32, copy=False))
+
+    def describe(self):
+        return ("N=%d C=%d H=%d W=%d K=%d %dx%d scale=%g ratio=%d %s %s"
+                % (self.n, self.c, self.h, self.w, self.k, self.ph, self.pw, self.scale, self.ratio, self.coord,
+                   self.pool))
+
+
+def find_workloads(data_dir, only):
+    paths = sorted(glob.glob(os.path.join(data_dir, "*.json")))
+    workloads = []
+    for p in paths:
+        stem = os.path.basename(p)[:-len(".json")]
+        if not os.path.exists(p[:-len(".json")] + ".map.f32"):
+            continue  # some other JSON file (e.g. a report) in the same directory
+        if only:
+            try:
+                with open(p) as f:
+                    name = json.load(f).get("name", stem)
+            except (ValueError, OSError, AttributeError):
+                name = stem
+            if stem not in only and name not in only:
+                continue
+        try:
+            workloads.append(Workload(p))
+        except (ValueError, OSError) as e:
+            log("skipping %s: %s" % (p, e))
+    return workloads
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Peers. Each has: peer, variant, version (None until imported), unavailable (import failure reason or None),
+# check_mode(wl) -> None or a reason it cannot express wl, prepare(wl, threads) -> (run, fetch):
+# run() computes once (what is timed), fetch() returns the last result as float32 [K,C,PH,PW].
+# ---------------------------------------------------------------------------------------------------------------
+
+class TorchvisionPeer:
+    peer = "torchvision"
+
+    def __init__(self, channels_last):
+        self.variant = "channels_last" if channels_last else "NCHW"
+        self.channels_last = channels_last
+        self.version = None
+        self.unavailable = None
+        try:
+            import torch
+            import torchvision
+            from torchvision.ops import roi_align
+        except Exception as e:  # ImportError, or a broken torch install
+            self.unavailable = ("cannot import torch/torchvision (%s); run with Debian's /usr/bin/python3 "
+                                "(apt-get install python3-torchvision)" % short_exc(e))
+            return
+        self.torch, self.roi_align = torch, roi_align
+        self.version = "torchvision %s (torch %s)" % (torchvision.__version__, torch.__version__)
+
+    def check_mode(self, wl):
+        if wl.pool != "AVG":
+            return "torchvision.ops.roi_align has no max pooling (pool_mode %s)" % wl.pool
+        if wl.coord not in ("LEGACY", "HALF_PIXEL"):
+            return "torchvision.ops.roi_align has no %s coordinates (aligned=False/True only)" % wl.coord
+        return None
+
+    def prepare(self, wl, threads):
+        torch = self.torch
+        torch.set_num_threads(threads)
+        try:
+            x = torch.from_numpy(wl.x)
+            rois = torch.from_numpy(wl.rois)
+        except Exception as e:  # e.g. torch built for numpy 1.x meeting numpy 2
+            raise Skip("torch cannot take numpy %s arrays (%s); install \"numpy<2\" in ROIALIGN_PEERS_PATH"
+                       % (np.__version__, short_exc(e)))
+        if self.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        aligned = wl.coord == "HALF_PIXEL"
+        result = [None]
+        roi_align = self.roi_align
+
+        def run():
+            with torch.no_grad():
+                result[0] = roi_align(x, rois, output_size=(wl.ph, wl.pw), spatial_scale=wl.scale,
+                                      sampling_ratio=wl.ratio, aligned=aligned)
+
+        def fetch():
+            return np.ascontiguousarray(result[0].contiguous().numpy(), dtype=np.float32)
+
+        return run, fetch
+
+
+class OnnxRuntimePeer:
+    peer = "onnxruntime"
+    variant = "NCHW"
+    OPSET = 16
+
+    def __init__(self):
+        self.version = None
+        self.unavailable = None
+        try:
+            import onnx
+            from onnx import helper, TensorProto
+            import onnxruntime as ort
+        except Exception as e:
+            self.unavailable = "cannot import onnxruntime/onnx (%s); %s" % (short_exc(e), PIP_HINT)
+            return
+        self.onnx, self.helper, self.TensorProto, self.ort = onnx, helper, TensorProto, ort
+        # Quiet ORT's per-session warning for mode "max" ("The existing summation for max mode and sampling
+        # ratios besides 1 is incorrect and will be fixed in the next ORT 1.13 release"): as of 1.32 the max is
+        # still the max over the 4 weighted taps, i.e. our MAX_ONNX, and the check below verifies it per workload.
+        ort.set_default_logger_severity(3)
+        self.version = "onnxruntime %s (onnx %s, opset %d, CPUExecutionProvider)" % (
+            ort.__version__, onnx.__version__, self.OPSET)
+
+    def check_mode(self, wl):
+        if wl.coord == "HALF_PIXEL_CENTERED":
+            return "ONNX RoiAlign has no HALF_PIXEL_CENTERED coordinates (output_half_pixel/half_pixel only)"
+        if wl.pool == "MAX":
+            return ("ONNX RoiAlign's max is our MAX_ONNX (max over the 4 weighted taps), it cannot express MAX "
+                    "(max of the bilinear sums)")
+        return None
+
+    def _model(self, wl):
+        helper, TP = self.helper, self.TensorProto
+        node = helper.make_node(
+            "RoiAlign", ["X", "rois", "batch_indices"], ["Y"],
+            mode="avg" if wl.pool == "AVG" else "max",
+            output_height=wl.ph, output_width=wl.pw,
+            sampling_ratio=max(wl.ratio, 0),  # ONNX: 0 is adaptive; negative values are not allowed
+            spatial_scale=wl.scale,
+            coordinate_transformation_mode="output_half_pixel" if wl.coord == "LEGACY" else "half_pixel")
+        graph = helper.make_graph(
+            [node], "roialign",
+            [helper.make_tensor_value_info("X", TP.FLOAT, [wl.n, wl.c, wl.h, wl.w]),
+             helper.make_tensor_value_info("rois", TP.FLOAT, [wl.k, 4]),
+             helper.make_tensor_value_info("batch_indices", TP.INT64, [wl.k])],
+            [helper.make_tensor_value_info("Y", TP.FLOAT, [wl.k, wl.c, wl.ph, wl.pw])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.OPSET)],
+                                  producer_name="roialign-peers")
+        model.ir_version = 8  # the IR version of opset 16; newer onnx packages default to an IR ORT may not read
+        self.onnx.checker.check_model(model)
+        return model.SerializeToString()
+
+    def prepare(self, wl, threads):
+        ort = self.ort
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.log_severity_level = 3
+        sess = ort.InferenceSession(self._model(wl), so, providers=["CPUExecutionProvider"])
+        out = np.empty((wl.k, wl.c, wl.ph, wl.pw), dtype=np.float32)
+        # IOBinding: inputs and the output buffer are bound once, so a timed run is the kernel plus ORT's
+        # per-run overhead (tens of microseconds), without copies or output allocation.
+        io = sess.io_binding()
+        io.bind_cpu_input("X", wl.x)
+        io.bind_cpu_input("rois", wl.rois4)
+        io.bind_cpu_input("batch_indices", wl.batch_indices)
+        io.bind_output("Y", "cpu", 0, np.float32, list(out.shape), out.ctypes.data)
+
+        def run():
+            sess.run_with_iobinding(io)
+
+        def fetch():
+            return out.copy()
+
+        run._keep = (sess, io, out)  # keep alive
+        return run, fetch
+
+
+class OpenVinoPeer:
+    peer = "openvino"
+    variant = "NCHW"
+    ALIGNED = {"LEGACY": "asymmetric", "HALF_PIXEL": "half_pixel_for_nn", "HALF_PIXEL_CENTERED": "half_pixel"}
+
+    def __init__(self):
+        self.version = None
+        self.unavailable = None
+        try:
+            import openvino as ov
+            try:
+                import openvino.opset9 as ops
+            except ImportError:  # releases before 2025 keep the opsets under openvino.runtime
+                import openvino.runtime.opset9 as ops
+            core = ov.Core()
+        except Exception as e:
+            self.unavailable = "cannot import openvino (%s); %s" % (short_exc(e), OV_PIP_HINT)
+            return
+        self.ov, self.ops, self.core = ov, ops, core
+        ver = getattr(ov, "__version__", None) or ov.get_version()
+        self.version = "openvino %s (opset9 ROIAlign, CPU plugin, f32)" % ver
+
+    def check_mode(self, wl):
+        if wl.pool == "MAX_ONNX":
+            return "OpenVINO's max pools the bilinear sums (our MAX family), not the max over taps (MAX_ONNX)"
+        if wl.pool == "MAX" and wl.map_min < 0:
+            return ("OpenVINO's CPU max is max(0, MAX) (its accumulator starts at 0), equal to our MAX only for "
+                    "a non-negative map; this map's minimum is %.3g" % wl.map_min)
+        return None
+
+    def prepare(self, wl, threads):
+        ov, ops = self.ov, self.ops
+        x = ops.parameter([wl.n, wl.c, wl.h, wl.w], ov.Type.f32, name="X")
+        rois = ops.parameter([wl.k, 4], ov.Type.f32, name="rois")
+        bidx = ops.parameter([wl.k], ov.Type.i32, name="batch_indices")
+        node = ops.roi_align(x, rois, bidx, wl.ph, wl.pw, max(wl.ratio, 0), wl.scale,
+                             "avg" if wl.pool == "AVG" else "max", self.ALIGNED[wl.coord])
+        model = ov.Model([node], [x, rois, bidx], "roialign")
+        config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
+                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
+        compiled = self.core.compile_model(model, "CPU", config)
+        req = compiled.create_infer_request()
+        bidx32 = np.ascontiguousarray(wl.batch_indices.astype(np.int32))
+        inputs = (wl.x, wl.rois4, bidx32)
+        for i, a in enumerate(inputs):
+            req.set_input_tensor(i, ov.Tensor(a, shared_memory=True))  # no copy per run
+
+        def run():
+            req.infer()
+
+        def fetch():
+            return np.array(req.get_output_tensor(0).data, dtype=np.float32, copy=True)
+
+        run._keep = (compiled, req, inputs)
+        return run, fetch
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Checking and timing
+# ---------------------------------------------------------------------------------------------------------------
+
+def compare(out, ref):
+    """Returns (ok, max_abs_err, detail)."""
+    out = np.asarray(out)
+    if out.shape != ref.shape:
+        return False, float("inf"), "shape %s, expected %s" % (out.shape, ref.shape)
+    if ref.size == 0:
+        return True, 0.0, ""
+    a = out.astype(np.float64)
+    b = ref.astype(np.float64)
+    err = np.abs(a - b)
+    err = np.where(np.isfinite(err), err, np.inf)
+    ratio = err / (ABS_TOL + REL_TOL * np.abs(b))
+    idx = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    max_err = float(err.max())
+    ok = bool(ratio[idx] <= 1.0)
+    detail = "worst at (k=%d, c=%d, ph=%d, pw=%d): peer %r, ref %r" % (
+        idx[0], idx[1], idx[2], idx[3], float(a[idx]), float(b[idx]))
+    return ok, max_err, detail
+
+
+def time_median_ms(run, repeats):
+    # Untimed warm-up beyond the checked run, for peers whose first calls are slow (lazy allocations, thread
+    # pools starting): up to 2 more runs, but stop after 0.2 s so large workloads do not pay twice.
+    t_end = time.perf_counter() + 0.2
+    for _ in range(2):
+        run()
+        if time.perf_counter() > t_end:
+            break
+    times = []
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def measure(peer, wl, threads, repeats):
+    row = {"peer": peer.peer, "variant": peer.variant, "version": peer.version, "workload": wl.name,
+           "threads": threads, "ms": None, "status": None, "max_err": None}
+    if peer.unavailable:
+        row["status"] = "skipped: " + peer.unavailable
+        return row
+    reason = peer.check_mode(wl)
+    if reason:
+        row["status"] = "skipped: " + reason
+        return row
+    try:
+        run, fetch = peer.prepare(wl, threads)
+        run()  # the checked run doubles as the warm-up
+        out = fetch()
+    except Skip as e:
+        row["status"] = "skipped: %s" % e
+        return row
+    except Exception as e:  # the peer refused the model or failed at run time: say so, never fake a number
+        row["status"] = "skipped: %s failed: %s" % (peer.peer, short_exc(e))
+        return row
+    ok, max_err, detail = compare(out, wl.ref)
+    row["max_err"] = max_err
+    if not ok:
+        row["status"] = "mismatch: max err %.3g (tolerance %g + %g*|ref|; %s)" % (max_err, ABS_TOL, REL_TOL, detail)
+        return row
+    row["ms"] = round(time_median_ms(run, repeats), 4)
+    row["status"] = "ok"
+    return row
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------------------------------------------
+
+def make_peers(names):
+    peers = []
+    for name in names:
+        if name == "torchvision":
+            peers += [TorchvisionPeer(channels_last=False), TorchvisionPeer(channels_last=True)]
+        elif name == "onnxruntime":
+            peers.append(OnnxRuntimePeer())
+        elif name == "openvino":
+            peers.append(OpenVinoPeer())
+        else:
+            raise SystemExit("unknown peer %r (known: torchvision, onnxruntime, openvino)" % name)
+    return peers
+
+
+def print_table(rows, peers):
+    wn = max([len("workload")] + [len(r["workload"]) for r in rows])
+    print("%-*s %-12s %-14s %3s %10s  %s" % (wn, "workload", "peer", "variant", "thr", "ms", "status"))
+    for r in rows:
+        ms = "%10.3f" % r["ms"] if r["ms"] is not None else "%10s" % "-"
+        status = r["status"] if len(r["status"]) <= 110 else r["status"][:107] + "..."
+        print("%-*s %-12s %-14s %3d %s  %s" % (wn, r["workload"], r["peer"], r["variant"], r["threads"], ms, status))
+    seen = set()
+    for p in peers:
+        if p.peer in seen:
+            continue
+        seen.add(p.peer)
+        print("version %-12s %s" % (p.peer, p.version or "(not available: %s)" % p.unavailable))
+
+
+def parse_threads(text):
+    try:
+        threads = sorted({int(t) for t in text.split(",") if t.strip()})
+    except ValueError:
+        raise SystemExit("--threads wants a comma-separated list of integers, got %r" % text)
+    if not threads or min(threads) < 1:
+        raise SystemExit("--threads wants positive integers, got %r" % text)
+    return threads
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", required=True, help="directory with NAME.json/.map.f32/.rois.f32/.ref.f32")
+    ap.add_argument("--out", required=True, help="JSON file to write")
+    ap.add_argument("--repeats", type=int, default=5, help="timed runs per measurement; the median is reported")
+    ap.add_argument("--threads", help="comma-separated thread counts, overriding each workload's list")
+    ap.add_argument("--only", action="append", help="workload NAME to run (repeatable, or comma-separated)")
+    ap.add_argument("--peers", default="torchvision,onnxruntime,openvino",
+                    help="comma-separated peers to run (default: all)")
+    args = ap.parse_args(argv)
+
+    only = set()
+    for o in args.only or []:
+        only.update(s for s in o.split(",") if s)
+    override = parse_threads(args.threads) if args.threads else None
+
+    workloads = find_workloads(args.data, only)
+    if not workloads:
+        log("no workloads found in %s%s" % (args.data, " matching %s" % sorted(only) if only else ""))
+        return 1
+
+    peers = make_peers([p.strip() for p in args.peers.split(",") if p.strip()])
+    for p in peers:
+        log("peer %-12s %-14s %s" % (p.peer, p.variant, p.version or "skipped: " + p.unavailable))
+
+    rows = []
+    for wl in workloads:
+        log("workload %s: %s" % (wl.name, wl.describe()))
+        for threads in override or wl.threads:
+            for p in peers:
+                t0 = time.perf_counter()
+                row = measure(p, wl, threads, args.repeats)
+                rows.append(row)
+                status = row["status"] if len(row["status"]) <= 150 else row["status"][:147] + "..."
+                log("  %-12s %-14s %d thread(s): %s%s (%.1f s)"
+                    % (p.peer, p.variant, threads, "%.3f ms " % row["ms"] if row["ms"] is not None else "",
+                       status, time.perf_counter() - t0))
+
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    os.makedirs(out_dir, exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"peers": rows}, f, indent=1)
+        f.write("\n")
+    log("wrote %s" % args.out)
+    print_table(rows, peers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+// Google Benchmark of every registered built-in implementation (the registry's list) on the embedded workloads,
+// at 1 and all threads, with the roofline counters of DESIGN.md §3 (peaks measured at start-up, same run).
+// Filter with --benchmark_filter, e.g. 'default/.*avx2'.
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <map>
+#include <memory>
+
+#include "bench/workloads.h"
+#include "strategy/registry.h"
+#include "strategy/targets.h"
+
+namespace roialign {
+namespace bench {
+namespace {
+
+const Workload& CachedWorkload(const WorkloadSpec& spec) {
+  static std::map<std::string, std::unique_ptr<Workload>> cache;
+  auto& w = cache[spec.name];
+  if (!w) w = std::make_unique<Workload>(MakeWorkload(spec));
+  return *w;
+}
+
+const Peaks& CachedPeaks(int threads) {
+  static std::map<int, Peaks> cache;
+  auto it = cache.find(threads);
+  if (it == cache.end()) it = cache.emplace(threads, MeasurePeaks(threads)).first;
+  return it->second;
+}
+
+void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout, int threads) {
+  const Workload& w = CachedWorkload(spec);
+  SelectResult kernel = Select(target, w.ParamsFor(layout));
+  if (!kernel.ok()) {
+    state.SkipWithError(kernel.status().message().c_str());
+    return;
+  }
+  std::vector<float> out(w.OutputSize());
+  const Inputs in = w.InputsFor(layout);
+  for (auto _ : state) {
+    const Status s = kernel->Run(in, out.data(), threads);
+    if (!s.ok()) {
+      state.SkipWithError(s.message().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  const Peaks& peaks = CachedPeaks(threads);
+  const double limit = LimitSeconds(w, peaks);
+  state.counters["GFMA/s"] = benchmark::Counter(w.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] = benchmark::Counter((w.output_bytes + w.distinct_input_bytes) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+  // fraction_of_limit = T_lim / T_measured, as a rate: T_lim per iteration over the measured time.
+  state.counters["fraction_of_limit"] = benchmark::Counter(limit, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(kernel->name());
+}
+
+void RegisterAll() {
+  const int all = omp_get_num_procs();
+  for (const WorkloadSpec& spec : StandardWorkloads()) {
+    for (const auto& impl : internal::AllImplementations()) {
+      if (impl->builtin == nullptr || !internal::CpuSupports(impl->hwy_target)) continue;
+      const Layout layout = (impl->layouts & internal::Bit(Layout::kNHWC)) ? Layout::kNHWC : Layout::kNCHW;
+      for (int threads : {1, all}) {
+        if (threads == all && all == 1) continue;
+        const std::string name = spec.name + "/" + impl->name + "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_RoiAlign, spec, impl->target, layout, threads)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.2);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace roialign
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  roialign::bench::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

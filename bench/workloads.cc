@@ -1,0 +1,120 @@
+#include "bench/workloads.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/roi_geometry.h"
+
+namespace roialign {
+namespace bench {
+namespace {
+
+// SplitMix64: the same numbers on every platform and standard library.
+struct Rng {
+  uint64_t state;
+  uint64_t Next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  float Uniform() { return static_cast<float>(Next() >> 40) / static_cast<float>(1 << 24); }  // [0, 1)
+};
+
+}  // namespace
+
+const std::vector<WorkloadSpec>& StandardWorkloads() {
+  static const std::vector<WorkloadSpec> kWorkloads = {
+      {"default", 256, 200, 272, 1000, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
+      {"pooled14", 256, 200, 272, 1000, 14, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
+      {"adaptive", 256, 200, 272, 1000, 7, 0, CoordinateMode::kHalfPixel, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
+      {"rois100", 256, 200, 272, 100, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
+      {"l3", 256, 50, 68, 1000, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 272, 200, 16, 128},
+  };
+  return kWorkloads;
+}
+
+const WorkloadSpec* FindWorkload(const std::string& name) {
+  for (const WorkloadSpec& w : StandardWorkloads()) {
+    if (w.name == name) return &w;
+  }
+  return nullptr;
+}
+
+Params Workload::ParamsFor(Layout layout) const {
+  Params p;
+  p.pooled_height = p.pooled_width = spec.pooled;
+  p.spatial_scale = spec.spatial_scale;
+  p.sampling_ratio = spec.sampling_ratio;
+  p.coordinate_mode = spec.coordinate_mode;
+  p.pool_mode = spec.pool_mode;
+  p.layout = layout;
+  return p;
+}
+
+Inputs Workload::InputsFor(Layout layout) const {
+  Inputs in;
+  in.input = layout == Layout::kNHWC ? nhwc.data() : nchw.data();
+  in.batch = 1;
+  in.channels = spec.channels;
+  in.height = spec.height;
+  in.width = spec.width;
+  in.rois = rois.data();
+  in.num_rois = spec.num_rois;
+  return in;
+}
+
+Workload MakeWorkload(const WorkloadSpec& spec) {
+  Workload w;
+  w.spec = spec;
+  const int64_t C = spec.channels, H = spec.height, W = spec.width;
+  Rng rng{0x5EED0000ull + static_cast<uint64_t>(spec.num_rois)};
+  w.nchw.resize(static_cast<size_t>(C * H * W));
+  for (float& v : w.nchw) v = rng.Uniform() * 2.0f - 1.0f;
+  w.nhwc.resize(w.nchw.size());
+  NchwToNhwc(w.nchw.data(), 1, C, H, W, w.nhwc.data());
+  const float lo = std::log(spec.min_roi), hi = std::log(spec.max_roi);
+  for (int64_t k = 0; k < spec.num_rois; ++k) {
+    const float bw = std::min(std::exp(lo + (hi - lo) * rng.Uniform()), spec.image_width);
+    const float bh = std::min(std::exp(lo + (hi - lo) * rng.Uniform()), spec.image_height);
+    const float x1 = rng.Uniform() * (spec.image_width - bw), y1 = rng.Uniform() * (spec.image_height - bh);
+    w.rois.insert(w.rois.end(), {0.0f, x1, y1, x1 + bw, y1 + bh});
+  }
+  // Roofline accounting with the library's own geometry.
+  const Params params = w.ParamsFor(Layout::kNCHW);
+  std::vector<char> touched(static_cast<size_t>(H * W), 0);
+  for (int64_t k = 0; k < spec.num_rois; ++k) {
+    const float* r = &w.rois[static_cast<size_t>(5 * k)];
+    const internal::AxisGeometry gy = internal::AxisOf(r[2], r[4], spec.pooled, params);
+    const internal::AxisGeometry gx = internal::AxisOf(r[1], r[3], spec.pooled, params);
+    w.fmas += static_cast<double>(C * spec.pooled * spec.pooled * 4 * gy.grid * gx.grid);
+    for (int64_t ph = 0; ph < spec.pooled; ++ph) {
+      for (int64_t iy = 0; iy < gy.grid; ++iy) {
+        const internal::AxisTap ty = internal::TapOf(internal::SamplePosition(gy, ph, iy), H);
+        if (!ty.valid) continue;
+        for (int64_t pw = 0; pw < spec.pooled; ++pw) {
+          for (int64_t ix = 0; ix < gx.grid; ++ix) {
+            const internal::AxisTap tx = internal::TapOf(internal::SamplePosition(gx, pw, ix), W);
+            if (!tx.valid) continue;
+            for (int64_t y : {ty.lo, ty.hi}) {
+              for (int64_t x : {tx.lo, tx.hi}) touched[static_cast<size_t>(y * W + x)] = 1;
+            }
+          }
+        }
+      }
+    }
+  }
+  const double pixels = static_cast<double>(std::count(touched.begin(), touched.end(), 1));
+  w.distinct_input_bytes = pixels * static_cast<double>(C) * 4.0;
+  w.output_bytes = static_cast<double>(w.OutputSize()) * 4.0;
+  return w;
+}
+
+double LimitSeconds(const Workload& w, const Peaks& peaks) {
+  const double compute = w.fmas / (peaks.gfma_per_s * 1e9);
+  const double memory = w.output_bytes / (peaks.write_gb_per_s * 1e9) + w.distinct_input_bytes / (peaks.read_gb_per_s * 1e9);
+  return std::max(compute, memory);
+}
+
+}  // namespace bench
+}  // namespace roialign

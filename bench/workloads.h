@@ -1,0 +1,57 @@
+// The embedded workloads of DESIGN.md §3 (no input files) and their roofline accounting.
+#ifndef ROIALIGN_BENCH_WORKLOADS_H_
+#define ROIALIGN_BENCH_WORKLOADS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "roialign/roialign.hpp"
+
+namespace roialign {
+namespace bench {
+
+struct WorkloadSpec {
+  std::string name;
+  int64_t channels, height, width, num_rois;
+  int64_t pooled;
+  int32_t sampling_ratio;
+  CoordinateMode coordinate_mode;
+  PoolMode pool_mode;
+  float spatial_scale;
+  float image_width, image_height;  // RoIs are drawn on this image
+  float min_roi, max_roi;           // log-uniform RoI side lengths, image pixels
+};
+
+// default (256x200x272, 1000 RoIs 16-512 px, 7x7, ratio 2), pooled14, adaptive (HALF_PIXEL, Detectron2),
+// rois100, l3 (a 256x50x68 map that fits in L3).
+const std::vector<WorkloadSpec>& StandardWorkloads();
+// Null if unknown.
+const WorkloadSpec* FindWorkload(const std::string& name);
+
+// A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), [K,5] RoIs, deterministic.
+struct Workload {
+  WorkloadSpec spec;
+  std::vector<float> nchw, nhwc, rois;
+  double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
+  double output_bytes = 0;
+  double distinct_input_bytes = 0;  // pixels any tap touches, times C * 4
+  Params ParamsFor(Layout layout) const;
+  Inputs InputsFor(Layout layout) const;
+  size_t OutputSize() const { return static_cast<size_t>(spec.num_rois * spec.channels * spec.pooled * spec.pooled); }
+};
+Workload MakeWorkload(const WorkloadSpec& spec);
+
+// Machine peaks measured now with `threads` threads.
+struct Peaks {
+  double gfma_per_s = 0, write_gb_per_s = 0, read_gb_per_s = 0;
+};
+Peaks MeasurePeaks(int threads);
+
+// DESIGN.md §3: T_lim = max(FMAs / peak, output bytes / write bw + distinct input bytes / read bw), seconds.
+double LimitSeconds(const Workload& w, const Peaks& peaks);
+
+}  // namespace bench
+}  // namespace roialign
+
+#endif  // ROIALIGN_BENCH_WORKLOADS_H_

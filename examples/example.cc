@@ -1,0 +1,42 @@
+// Selects the best NCHW and NHWC kernels for this CPU and runs both on a small map; prints what was chosen.
+#include <cstdio>
+#include <vector>
+
+#include "roialign/roialign.hpp"
+
+int main() {
+  const int64_t C = 8, H = 16, W = 16;
+  std::vector<float> map(C * H * W);
+  for (size_t i = 0; i < map.size(); ++i) map[i] = static_cast<float>(i % 13);
+  const float rois[] = {0, 2.0f, 2.0f, 40.0f, 30.0f};  // [K,5]: batch, x1, y1, x2, y2 (image pixels)
+  for (roialign::Layout layout : {roialign::Layout::kNCHW, roialign::Layout::kNHWC}) {
+    roialign::Params params;
+    params.spatial_scale = 0.25f;
+    params.sampling_ratio = 2;
+    params.coordinate_mode = roialign::CoordinateMode::kHalfPixel;
+    params.layout = layout;
+    roialign::SelectResult kernel = roialign::Select("host", params);
+    if (!kernel.ok()) {
+      std::fprintf(stderr, "select: %s\n", kernel.status().message().c_str());
+      return 1;
+    }
+    std::vector<float> input = map;
+    if (layout == roialign::Layout::kNHWC) roialign::NchwToNhwc(map.data(), 1, C, H, W, input.data());
+    roialign::Inputs in;
+    in.input = input.data();
+    in.batch = 1;
+    in.channels = C;
+    in.height = H;
+    in.width = W;
+    in.rois = rois;
+    in.num_rois = 1;
+    std::vector<float> out(C * 7 * 7);
+    roialign::Status s = kernel->Run(in, out.data());
+    if (!s.ok()) {
+      std::fprintf(stderr, "run: %s\n", s.message().c_str());
+      return 1;
+    }
+    std::printf("%s: kernel %s, first output %.4f\n", roialign::ToString(layout), kernel->name().c_str(), out[0]);
+  }
+  return 0;
+}

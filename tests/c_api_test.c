@@ -1,0 +1,99 @@
+/* The C API from C99: selection, running, refusals with messages, queries and layout transforms. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "roialign/roialign.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                      \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                        \
+    }                                                                    \
+  } while (0)
+
+static roialign_params DefaultParams(roialign_layout layout) {
+  roialign_params p;
+  p.pooled_height = 2;
+  p.pooled_width = 3;
+  p.spatial_scale = 0.5f;
+  p.sampling_ratio = 0;
+  p.coordinate_mode = ROIALIGN_COORD_HALF_PIXEL;
+  p.pool_mode = ROIALIGN_POOL_AVG;
+  p.layout = layout;
+  p.dtype = ROIALIGN_DTYPE_F32;
+  return p;
+}
+
+int main(void) {
+  enum { N = 1, C = 4, H = 6, W = 5, K = 2 };
+  float nchw[N * C * H * W], nhwc[N * C * H * W], back[N * C * H * W];
+  float rois[K * 5] = {0, 1, 1, 8, 9, 0, -3, 2, 4, 20};
+  float out_nchw[K * C * 6], out_nhwc[K * C * 6], out_ref[K * C * 6], canary[K * C * 6];
+  roialign_kernel* kernel = NULL;
+  roialign_kernel* ref = NULL;
+  roialign_params params = DefaultParams(ROIALIGN_LAYOUT_NCHW);
+  roialign_target_info info;
+  int i, k, c, b;
+
+  for (i = 0; i < N * C * H * W; ++i) nchw[i] = (float)((i * 37) % 17) / 8.0f - 1.0f;
+  CHECK(roialign_nchw_to_nhwc_f32(nchw, N, C, H, W, nhwc, 0) == ROIALIGN_OK);
+  CHECK(roialign_nhwc_to_nchw_f32(nhwc, N, C, H, W, back, 2) == ROIALIGN_OK);
+  CHECK(memcmp(nchw, back, sizeof(nchw)) == 0);
+  CHECK(nhwc[1] == nchw[H * W]); /* pixel 0, channel 1 */
+
+  CHECK(roialign_select("generic", &params, &ref) == ROIALIGN_OK);
+  CHECK(strcmp(roialign_kernel_name(ref), "roi_align_nchw.reference") == 0);
+  CHECK(roialign_run(ref, nchw, N, C, H, W, rois, NULL, K, out_ref, 1) == ROIALIGN_OK);
+
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
+  CHECK(strncmp(roialign_kernel_name(kernel), "roi_align_nchw.", 15) == 0);
+  CHECK(roialign_run(kernel, nchw, N, C, H, W, rois, NULL, K, out_nchw, 0) == ROIALIGN_OK);
+  for (i = 0; i < K * C * 6; ++i) CHECK(fabsf(out_nchw[i] - out_ref[i]) <= 1e-5f + 1e-4f * fabsf(out_ref[i]));
+  roialign_kernel_free(kernel);
+
+  params.layout = ROIALIGN_LAYOUT_NHWC;
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
+  CHECK(roialign_run(kernel, nhwc, N, C, H, W, rois, NULL, K, out_nhwc, 2) == ROIALIGN_OK);
+  for (k = 0; k < K; ++k)
+    for (c = 0; c < C; ++c)
+      for (b = 0; b < 6; ++b) {
+        const float want = out_ref[(k * C + c) * 6 + b], got = out_nhwc[(k * 6 + b) * C + c];
+        CHECK(fabsf(got - want) <= 1e-5f + 1e-4f * fabsf(want));
+      }
+
+  /* A bad batch index: refused, message names the RoI, output untouched. */
+  rois[5] = 3.0f;
+  for (i = 0; i < K * C * 6; ++i) canary[i] = -99.0f;
+  CHECK(roialign_run(kernel, nhwc, N, C, H, W, rois, NULL, K, canary, 0) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(strstr(roialign_last_error(), "roi 1: batch index 3 is outside [0, 1)") != NULL);
+  for (i = 0; i < K * C * 6; ++i) CHECK(canary[i] == -99.0f);
+  roialign_kernel_free(kernel);
+  roialign_kernel_free(ref);
+  roialign_kernel_free(NULL);
+
+  /* Refusals at selection. */
+  params.dtype = ROIALIGN_DTYPE_F16;
+  kernel = (roialign_kernel*)&params; /* must be reset to NULL on failure */
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_UNSUPPORTED);
+  CHECK(kernel == NULL);
+  CHECK(strstr(roialign_last_error(), "supported: F32") != NULL);
+  params.dtype = ROIALIGN_DTYPE_F32;
+  params.pooled_height = 0;
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(roialign_select(NULL, &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(roialign_select("host", NULL, &kernel) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(roialign_run(NULL, nchw, N, C, H, W, rois, NULL, K, canary, 0) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(strcmp(roialign_kernel_name(NULL), "") == 0);
+
+  CHECK(roialign_query_target("host", &info) == ROIALIGN_OK);
+  CHECK(info.layouts == 3u && info.dtypes == 1u && info.pool_modes == 7u && info.coordinate_modes == 7u);
+  CHECK(info.preferred_layout == ROIALIGN_LAYOUT_NHWC);
+  CHECK(roialign_query_target("no-such-target", &info) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(strstr(roialign_last_error(), "unknown target 'no-such-target'") != NULL);
+
+  if (failures == 0) printf("c_api_test: all checks passed\n");
+  return failures == 0 ? 0 : 1;
+}
