@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs everything roialign's build, tests, benchmarks and report need on a fresh Debian 12 machine
+# (as root, or with sudo available). Safe to run twice.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+with_arm="${ROIALIGN_SETUP_ARM:-1}"
+if [ "$with_arm" = "1" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $SUDO dpkg --add-architecture arm64
+fi
+$SUDO apt-get update -qq
+pkgs=(cmake ninja-build g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev libomp-dev
+      python3-numpy python3-torchvision python3-matplotlib clang libclang-rt-14-dev)
+if [ "$with_arm" = "1" ]; then
+  pkgs+=(crossbuild-essential-arm64 qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libgomp1:arm64)
+fi
+$SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+echo "setup-debian: installed ${#pkgs[@]} packages"

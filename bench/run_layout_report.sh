@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job: build (if needed) and run the layout report on the embedded workloads, time the peers that
+# are installed, and render the chart. Extra arguments go to layout_report (see --help), e.g.
+#   bench/run_layout_report.sh --workloads=default --isas=avx2
+# Results: out/layout_report.json, out/peers.json, out/layouts.png (table on stdout, progress on stderr).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${ROIALIGN_BUILD_DIR:-build}
+out=${ROIALIGN_OUT_DIR:-out}
+if [ ! -x "$build/bench/layout_report" ] || [ "${ROIALIGN_REBUILD:-1}" = "1" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_BUILD_TESTS=OFF >&2
+  cmake --build "$build" --target layout_report >&2
+fi
+mkdir -p "$out/data"
+"$build/bench/layout_report" --json="$out/layout_report.json" --dump-dir="$out/data" "$@"
+if [ -f bench/peers.py ]; then
+  echo >&2 "timing peers (torchvision, ONNX Runtime, OpenVINO when installed)..."
+  /usr/bin/python3 bench/peers.py --data "$out/data" --out "$out/peers.json" || echo >&2 "peers: failed (see above)"
+fi
+if [ -f bench/plot_layouts.py ]; then
+  peers_arg=()
+  [ -f "$out/peers.json" ] && peers_arg=(--peers "$out/peers.json")
+  /usr/bin/python3 bench/plot_layouts.py --report "$out/layout_report.json" "${peers_arg[@]}" --out "$out/layouts.png"
+  echo >&2 "chart: $out/layouts.png"
+fi
