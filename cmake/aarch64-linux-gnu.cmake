@@ -43,9 +43,17 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/${ROIALIGN_CROSS_TRIPLE}/pkgconfig:/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_PATH} "")
 
-# try_run() and ctest/add_test() run target binaries under qemu-user. -L points the emulated dynamic
-# loader at the cross C library; /usr/lib/aarch64-linux-gnu (libhwy, libgomp, ...) is in its default path.
+# try_run(), gtest_discover_tests() and ctest run target binaries under qemu-user.
+#   -L /usr/aarch64-linux-gnu: the program interpreter /lib/ld-linux-aarch64.so.1 is taken from the cross
+#     C library (libc6-arm64-cross), the one the binaries were linked against.
+#   -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib: libc.so.6 (and libstdc++, libgomp) must come from that
+#     same tree. Without it the cross loader searches /lib/aarch64-linux-gnu first and loads libc6:arm64's
+#     libc.so.6 (pulled in by libhwy1:arm64; a different Debian build, e.g. 2.36-9+deb12u14 against the
+#     loader's 2.36-8cross1). That loader/libc mismatch (GLIBC_PRIVATE _rtld_global layout) makes the first
+#     pthread_create() spin forever, so every OpenMP parallel region hangs.
+#   libhwy.so.1 is found in /usr/lib/aarch64-linux-gnu, the loader's default multiarch path.
 set(ROIALIGN_QEMU_CPU "max" CACHE STRING
     "qemu-aarch64 -cpu value for running target binaries (e.g. max, cortex-a72, a64fx, max,sve-max-vq=2)")
 find_program(ROIALIGN_QEMU_AARCH64 NAMES qemu-aarch64 qemu-aarch64-static REQUIRED)
-set(CMAKE_CROSSCOMPILING_EMULATOR "${ROIALIGN_QEMU_AARCH64};-L;/usr/${ROIALIGN_CROSS_TRIPLE};-cpu;${ROIALIGN_QEMU_CPU}")
+set(CMAKE_CROSSCOMPILING_EMULATOR
+    "${ROIALIGN_QEMU_AARCH64};-L;/usr/${ROIALIGN_CROSS_TRIPLE};-E;LD_LIBRARY_PATH=/usr/${ROIALIGN_CROSS_TRIPLE}/lib;-cpu;${ROIALIGN_QEMU_CPU}")

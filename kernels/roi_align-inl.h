@@ -55,51 +55,69 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, float* p, size_t n) {
   std::memcpy(p, buf, n * sizeof(float));
 }
 
-// Accumulates the samples of `s` into U vectors of channels starting at c (U*Lanes channels, the last vector
-// holding `tail` valid lanes when tail < Lanes). `acc` carries the state between calls over row ranges: AVG
-// keeps sums, MAX/MAX_ONNX running maxima (an outside sample counts as 0 in every mode).
-template <PoolMode M, int U, class D>
-HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail,
-                                  hn::Vec<D>* acc) {
+// One pooling step for vector u of a sample: the 4 taps at p00..p11 (+ o) with weights w00..w11.
+template <PoolMode M, class D, class V>
+HWY_INLINE V PoolStep(D d, V acc, V w00, V w01, V w10, V w11, const float* p00, const float* p01, const float* p10,
+                      const float* p11, size_t n, const float* end) {
+  const V v00 = LoadPartial(d, p00, n, end), v01 = LoadPartial(d, p01, n, end);
+  const V v10 = LoadPartial(d, p10, n, end), v11 = LoadPartial(d, p11, n, end);
+  if (M == PoolMode::kAvg) {
+    acc = hn::MulAdd(w00, v00, acc);
+    acc = hn::MulAdd(w01, v01, acc);
+    acc = hn::MulAdd(w10, v10, acc);
+    return hn::MulAdd(w11, v11, acc);
+  }
+  if (M == PoolMode::kMax) {
+    V v = hn::Mul(w00, v00);
+    v = hn::MulAdd(w01, v01, v);
+    v = hn::MulAdd(w10, v10, v);
+    v = hn::MulAdd(w11, v11, v);
+    return hn::Max(acc, v);
+  }
+  const V a = hn::Max(hn::Mul(w00, v00), hn::Mul(w01, v01));
+  const V b = hn::Max(hn::Mul(w10, v10), hn::Mul(w11, v11));
+  return hn::Max(acc, hn::Max(a, b));
+}
+
+// Accumulates the samples of `s` into U (1 or 4) vectors of channels starting at c, held in a0..a3 (SVE
+// vectors cannot be array elements); the last vector holds `tail` valid lanes. The accumulators carry the state
+// between calls over row ranges: AVG keeps sums, MAX/MAX_ONNX running maxima (an outside sample counts as 0).
+template <PoolMode M, int U, class D, class V>
+HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail, V& a0,
+                                  V& a1, V& a2, V& a3) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const size_t full = static_cast<size_t>(lanes);
   for (int64_t iy = s.iy_begin; iy < s.iy_end; ++iy) {
     const AxisTap& ty = s.y[iy];
     for (int64_t ix = 0; ix < s.grid_w; ++ix) {
       const AxisTap& tx = s.x[ix];
       if (!ty.valid || !tx.valid) {
         if (M != PoolMode::kAvg) {
-          for (int u = 0; u < U; ++u) acc[u] = hn::Max(acc[u], hn::Zero(d));
+          a0 = hn::Max(a0, hn::Zero(d));
+          if (U > 1) {
+            a1 = hn::Max(a1, hn::Zero(d));
+            a2 = hn::Max(a2, hn::Zero(d));
+            a3 = hn::Max(a3, hn::Zero(d));
+          }
         }
         continue;
       }
       // The same weight products, in the same order, as the reference.
-      const auto w00 = hn::Set(d, ty.w_lo * tx.w_lo), w01 = hn::Set(d, ty.w_lo * tx.w_hi);
-      const auto w10 = hn::Set(d, ty.w_hi * tx.w_lo), w11 = hn::Set(d, ty.w_hi * tx.w_hi);
+      const V w00 = hn::Set(d, ty.w_lo * tx.w_lo), w01 = hn::Set(d, ty.w_lo * tx.w_hi);
+      const V w10 = hn::Set(d, ty.w_hi * tx.w_lo), w11 = hn::Set(d, ty.w_hi * tx.w_hi);
       const float* p00 = in.base + ty.lo * in.row_stride + tx.lo * in.pixel_stride + c;
       const float* p01 = in.base + ty.lo * in.row_stride + tx.hi * in.pixel_stride + c;
       const float* p10 = in.base + ty.hi * in.row_stride + tx.lo * in.pixel_stride + c;
       const float* p11 = in.base + ty.hi * in.row_stride + tx.hi * in.pixel_stride + c;
-      for (int u = 0; u < U; ++u) {
-        const int64_t o = u * lanes;
-        const size_t n = (u == U - 1) ? tail : static_cast<size_t>(lanes);
-        const auto v00 = LoadPartial(d, p00 + o, n, in.end), v01 = LoadPartial(d, p01 + o, n, in.end);
-        const auto v10 = LoadPartial(d, p10 + o, n, in.end), v11 = LoadPartial(d, p11 + o, n, in.end);
-        if (M == PoolMode::kAvg) {
-          acc[u] = hn::MulAdd(w00, v00, acc[u]);
-          acc[u] = hn::MulAdd(w01, v01, acc[u]);
-          acc[u] = hn::MulAdd(w10, v10, acc[u]);
-          acc[u] = hn::MulAdd(w11, v11, acc[u]);
-        } else if (M == PoolMode::kMax) {
-          auto v = hn::Mul(w00, v00);
-          v = hn::MulAdd(w01, v01, v);
-          v = hn::MulAdd(w10, v10, v);
-          v = hn::MulAdd(w11, v11, v);
-          acc[u] = hn::Max(acc[u], v);
-        } else {
-          const auto a = hn::Max(hn::Mul(w00, v00), hn::Mul(w01, v01));
-          const auto b = hn::Max(hn::Mul(w10, v10), hn::Mul(w11, v11));
-          acc[u] = hn::Max(acc[u], hn::Max(a, b));
-        }
+      if (U == 1) {
+        a0 = PoolStep<M>(d, a0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
+      } else {
+        a0 = PoolStep<M>(d, a0, w00, w01, w10, w11, p00, p01, p10, p11, full, in.end);
+        a1 = PoolStep<M>(d, a1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes, full, in.end);
+        a2 = PoolStep<M>(d, a2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
+                         p11 + 2 * lanes, full, in.end);
+        a3 = PoolStep<M>(d, a3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
+                         p11 + 3 * lanes, tail, in.end);
       }
     }
   }
@@ -112,8 +130,8 @@ template <PoolMode M, class D>
 HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int64_t channels, bool first, bool last,
                           float* out) {
   using V = hn::Vec<D>;
-  constexpr int U = 4;  // independent accumulators: hide FMA latency without spilling on 16-register ISAs
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const size_t full = static_cast<size_t>(lanes);
   const bool empty = s.grid_h * s.grid_w == 0;
   const V identity = M == PoolMode::kAvg ? hn::Zero(d) : hn::Set(d, -HUGE_VALF);
   const V count = hn::Set(d, static_cast<float>(s.grid_h * s.grid_w));
@@ -124,17 +142,23 @@ HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int6
     return M == PoolMode::kAvg ? hn::Div(acc, count) : acc;
   };
   int64_t c = 0;
-  for (; c + U * lanes <= channels; c += U * lanes) {
-    V acc[U];
-    for (int u = 0; u < U; ++u) acc[u] = first ? identity : hn::LoadU(d, out + c + u * lanes);
-    AccumulateSamples<M, U>(d, in, s, c, static_cast<size_t>(lanes), acc);
-    for (int u = 0; u < U; ++u) hn::StoreU(last ? finish(acc[u]) : acc[u], d, out + c + u * lanes);
+  // Four independent accumulators hide FMA latency without spilling on 16-register ISAs.
+  for (; c + 4 * lanes <= channels; c += 4 * lanes) {
+    float* o = out + c;
+    V a0 = first ? identity : hn::LoadU(d, o), a1 = first ? identity : hn::LoadU(d, o + lanes);
+    V a2 = first ? identity : hn::LoadU(d, o + 2 * lanes), a3 = first ? identity : hn::LoadU(d, o + 3 * lanes);
+    AccumulateSamples<M, 4>(d, in, s, c, full, a0, a1, a2, a3);
+    hn::StoreU(last ? finish(a0) : a0, d, o);
+    hn::StoreU(last ? finish(a1) : a1, d, o + lanes);
+    hn::StoreU(last ? finish(a2) : a2, d, o + 2 * lanes);
+    hn::StoreU(last ? finish(a3) : a3, d, o + 3 * lanes);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V acc[1] = {first ? identity : LoadPartial(d, out + c, n, out_end)};
-    AccumulateSamples<M, 1>(d, in, s, c, n, acc);
-    StorePartial(d, last ? finish(acc[0]) : acc[0], out + c, n);
+    V a0 = first ? identity : LoadPartial(d, out + c, n, out_end);
+    V unused = a0;
+    AccumulateSamples<M, 1>(d, in, s, c, n, a0, unused, unused, unused);
+    StorePartial(d, last ? finish(a0) : a0, out + c, n);
   }
 }
 

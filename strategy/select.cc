@@ -42,6 +42,19 @@ std::vector<ImplementationPtr> ForTarget(const std::string& target) {
   return out;
 }
 
+// The built-in targets this build compiled and this CPU runs, e.g. "x86-avx2 (avx2), x86-sse4 (sse4)".
+std::string RunnableHere() {
+  std::string out;
+  for (const internal::IsaTarget& t : internal::IsaTargets()) {
+    if (!internal::CpuSupports(t.hwy_target)) continue;
+    bool compiled = false;
+    for (const ImplementationPtr& impl : internal::AllImplementations()) compiled |= impl->hwy_target == t.hwy_target;
+    if (!compiled) continue;
+    out += (out.empty() ? "" : ", ") + std::string(t.target) + " (" + t.isa + ")";
+  }
+  return out.empty() ? "generic only" : out;
+}
+
 // Why `target` has nothing runnable here, or OK with `runnable` filled (best first).
 Status Runnable(const std::string& target, std::vector<ImplementationPtr>* runnable) {
   const std::vector<ImplementationPtr> all = ForTarget(target);
@@ -56,10 +69,12 @@ Status Runnable(const std::string& target, std::vector<ImplementationPtr>* runna
   if (all.empty()) {
     return Status(StatusCode::kUnsupported, "target '" + target + "' was not compiled into this build (" +
                                                 std::string(internal::BuildArchitecture()) +
-                                                "); this CPU supports: " + internal::CpuTargetsDescription());
+                                                "); available here: " + RunnableHere());
   }
-  return Status(StatusCode::kUnsupported, "target '" + target + "' needs an ISA this CPU lacks (" + all[0]->name +
-                                              "); this CPU supports: " + internal::CpuTargetsDescription());
+  const internal::IsaTarget* isa = internal::IsaTargetOf(all[0]->hwy_target);
+  return Status(StatusCode::kUnsupported, "target '" + target + "' needs an ISA this CPU lacks (" +
+                                              (isa ? isa->isa : all[0]->name.c_str()) +
+                                              "); available here: " + RunnableHere());
 }
 
 uint32_t Union(const std::vector<ImplementationPtr>& impls, uint32_t Implementation::*mask) {
