@@ -24,16 +24,30 @@ LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_c"
 echo "== benchmark smoke run (the suite starts and a kernel runs)"
 "$build/bench/layout_report" --custom=C=16:H=20:W=24:K=20 --repeats=1 --threads=1 >/dev/null
 
+if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
+  echo "== ASan + UBSan build of the test suite"
+  san="$build-asan"
+  cmake -S . -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_BENCHMARKS=OFF \
+    -DROIALIGN_TEST_TORCHVISION=OFF \
+    -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    -DCMAKE_C_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
+  cmake --build "$san" -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$san" -j "$jobs" --output-on-failure
+fi
+
 if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then
   echo "== aarch64 cross build, tests under qemu-user"
   arm="$build-aarch64"
   cmake -S . -B "$arm" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
     -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_BUILD_BENCHMARKS=OFF
   cmake --build "$arm" -j "$jobs"
-  for cpu in cortex-a72 a64fx "max,sve-max-vq=1" "max,sve-max-vq=2"; do
-    echo "-- qemu -cpu $cpu"
+  # CPU -> the ISA "host" must select there (checked by the strategy test).
+  for run in cortex-a72:neon a64fx:sve "max,sve-max-vq=1:sve2" "max,sve-max-vq=2:sve2"; do
+    cpu=${run%:*} isa=${run##*:}
+    echo "-- qemu -cpu $cpu (expect $isa)"
     cmake -S . -B "$arm" -DROIALIGN_QEMU_CPU="$cpu" >/dev/null
-    ctest --test-dir "$arm" -j "$jobs" --output-on-failure
+    ROIALIGN_EXPECT_HOST_ISA=$isa ctest --test-dir "$arm" -j "$jobs" --output-on-failure
   done
 fi
 echo "== all tests passed"
