@@ -11,9 +11,19 @@ if [ "$with_arm" = "1" ] && ! dpkg --print-foreign-architectures | grep -qx arm6
 fi
 $SUDO apt-get update -qq
 pkgs=(cmake ninja-build g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev libomp-dev
-      python3-numpy python3-torchvision python3-matplotlib clang libclang-rt-14-dev)
+      python3-numpy python3-torchvision python3-matplotlib python3-pip clang libclang-rt-14-dev)
 if [ "$with_arm" = "1" ]; then
   pkgs+=(crossbuild-essential-arm64 qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libgomp1:arm64)
 fi
 $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 echo "setup-debian: installed ${#pkgs[@]} packages"
+
+# Peers for the layout report (ONNX Runtime, OpenVINO), beside Debian's python in .peers/ (not in git).
+# numpy<2: Debian's torch 1.13 cannot take numpy 2 arrays. ROIALIGN_SETUP_PEERS=0 skips this.
+if [ "${ROIALIGN_SETUP_PEERS:-1}" = "1" ]; then
+  cd "$(dirname "$0")/.."
+  /usr/bin/python3 -m pip install -q --disable-pip-version-check --target .peers \
+    onnxruntime onnx openvino "numpy<2" >/dev/null 2>&1 \
+    && echo "setup-debian: peers installed in .peers/" \
+    || echo "setup-debian: could not install the peers (the report will list them as skipped)"
+fi

@@ -13,6 +13,7 @@ if [ ! -x "$build/bench/layout_report" ] || [ "${ROIALIGN_REBUILD:-1}" = "1" ]; 
 fi
 mkdir -p "$out/data"
 "$build/bench/layout_report" --json="$out/layout_report.json" --dump-dir="$out/data" "$@"
+if [ -d .peers ]; then export ROIALIGN_PEERS_PATH="$PWD/.peers${ROIALIGN_PEERS_PATH:+:$ROIALIGN_PEERS_PATH}"; fi
 if [ -f bench/peers.py ]; then
   echo >&2 "timing peers (torchvision, ONNX Runtime, OpenVINO when installed)..."
   /usr/bin/python3 bench/peers.py --data "$out/data" --out "$out/peers.json" || echo >&2 "peers: failed (see above)"
