@@ -5,7 +5,7 @@
 # Results: out/layout_report.json, out/peers.json, out/layouts.png (table on stdout, progress on stderr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${ROIALIGN_BUILD_DIR:-build}
+build=${ROIALIGN_BUILD_DIR:-build-report}
 out=${ROIALIGN_OUT_DIR:-out}
 if [ ! -x "$build/bench/layout_report" ] || [ "${ROIALIGN_REBUILD:-1}" = "1" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_BUILD_TESTS=OFF >&2

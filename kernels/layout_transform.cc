@@ -1,11 +1,69 @@
-// NCHW <-> NHWC for float32: per image, a transpose of a C x (H*W) matrix, in cache-sized square blocks.
+// NCHW <-> NHWC for float32: per image, a transpose of a rows x cols matrix (C x H*W or H*W x C), in 32x32
+// blocks that stay in L1, each made of 4x4 tiles transposed in 128-bit registers (two interleave stages).
+// Compiled once per Highway target; dynamic dispatch picks the best for this CPU.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/layout_transform.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
 #include <algorithm>
 #include <cstdint>
 
+HWY_BEFORE_NAMESPACE();
+namespace roialign {
+namespace internal {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// dst[j * rows + i] = src[i * cols + j] for i in [i0, i1), j in [j0, j1).
+void TransposeBlock(const float* src, int64_t rows, int64_t cols, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                    float* dst) {
+  int64_t i = i0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::FixedTag<float, 4> d;
+  const hn::Repartition<uint64_t, decltype(d)> d64;
+  for (; i + 4 <= i1; i += 4) {
+    int64_t j = j0;
+    for (; j + 4 <= j1; j += 4) {
+      const float* s = src + i * cols + j;
+      const auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + cols);
+      const auto r2 = hn::LoadU(d, s + 2 * cols), r3 = hn::LoadU(d, s + 3 * cols);
+      // (a0 b0 a1 b1), (c0 d0 c1 d1), (a2 b2 a3 b3), (c2 d2 c3 d3)
+      const auto t0 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));
+      const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
+      const auto t2 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));
+      const auto t3 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
+      float* o = dst + j * rows + i;
+      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, t0, t1)), d, o);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1)), d, o + rows);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, t2, t3)), d, o + 2 * rows);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3)), d, o + 3 * rows);
+    }
+    for (; j < j1; ++j) {
+      for (int64_t ii = i; ii < i + 4; ++ii) dst[j * rows + ii] = src[ii * cols + j];
+    }
+  }
+#endif
+  for (; i < i1; ++i) {
+    for (int64_t j = j0; j < j1; ++j) dst[j * rows + i] = src[i * cols + j];
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace internal
+}  // namespace roialign
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 #include "kernels/parallel.h"
 #include "roialign/roialign.hpp"
 
 namespace roialign {
+namespace internal {
+HWY_EXPORT(TransposeBlock);
+}  // namespace internal
+
 namespace {
 
 // 32x32 floats: a block of source and destination (8 KiB) stays in L1 while it is transposed.
@@ -38,12 +96,8 @@ void Transpose(const float* src, int64_t batch, int64_t rows, int64_t cols, floa
   const int64_t tasks = batch * row_blocks * col_blocks;
   internal::ParallelFor(tasks, internal::ResolveThreadCount(num_threads, tasks), [&](int64_t t, int) {
     const int64_t b = t / (row_blocks * col_blocks), rb = (t / col_blocks) % row_blocks, cb = t % col_blocks;
-    const float* s = src + b * rows * cols;
-    float* d = dst + b * rows * cols;
-    const int64_t i1 = std::min(rows, (rb + 1) * kBlock), j1 = std::min(cols, (cb + 1) * kBlock);
-    for (int64_t j = cb * kBlock; j < j1; ++j) {
-      for (int64_t i = rb * kBlock; i < i1; ++i) d[j * rows + i] = s[i * cols + j];
-    }
+    HWY_DYNAMIC_DISPATCH(internal::TransposeBlock)(src + b * rows * cols, rows, cols, rb * kBlock, std::min(rows, (rb + 1) * kBlock), cb * kBlock,
+          std::min(cols, (cb + 1) * kBlock), dst + b * rows * cols);
   });
 }
 
@@ -68,3 +122,4 @@ Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t h
 }
 
 }  // namespace roialign
+#endif  // HWY_ONCE

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/parallel.h"
+#include "kernels/roi_geometry.h"
 #include "kernels/scratch.h"
 #include "roialign/roialign.hpp"
 #include "strategy/kernel_access.h"
@@ -12,37 +13,54 @@
 namespace roialign {
 namespace {
 
-// Channels per task when RoIs alone cannot keep every thread busy: a multiple of every vector width we compile
-// (16 floats on AVX-512, up to 64 on 2048-bit SVE), so blocks do not create extra vector tails.
-constexpr int64_t kChannelBlock = 64;
+// RoIs sorted by image, then by the rows they cover: consecutive RoIs read overlapping rows, which are then
+// still in cache (a detector's RoIs arrive in score order, scattered over the map). Outputs keep their order,
+// and each output is computed the same way whatever the order, so results do not change.
+std::vector<int64_t> LocalityOrder(const internal::Problem& p) {
+  std::vector<int64_t> order(static_cast<size_t>(p.num_rois));
+  std::vector<std::pair<int64_t, float>> keys(order.size());
+  for (int64_t k = 0; k < p.num_rois; ++k) {
+    const internal::RoiRecord r = internal::RoiAt(p.rois, p.batch_indices, k);
+    keys[static_cast<size_t>(k)] = {r.batch, r.y1 + r.y2};
+    order[static_cast<size_t>(k)] = k;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)]; });
+  return order;
+}
 
 Status RunBuiltin(const internal::Implementation& impl, const internal::Problem& problem, int32_t num_threads) {
   const int64_t K = problem.num_rois, C = problem.channels;
   int64_t block_size;
   if (impl.channel_block > 0) {
-    // Planar input: a fixed block of channels for all RoIs before the next block, so the block's planes stay
-    // in the last-level cache while every RoI reads them.
+    // Planar kernels: a fixed block of channels for all RoIs before the next block, so the block's planes
+    // (32 of the default 200x272 map: 7 MB) stay in the last-level cache while every RoI reads them.
     block_size = impl.channel_block;
   } else {
-    // Channels-last input: split channels only as far as needed for about 4 tasks per thread.
-    const int64_t max_blocks = (C + kChannelBlock - 1) / kChannelBlock;
+    // Channels-last kernels read each tap pixel's channels contiguously, which the prefetchers stream; keep
+    // whole pixels per task and split channels (in multiples of 64, a multiple of every vector width) only as
+    // far as needed for about 4 tasks per thread. Measured on the default workload: 64-channel blocks for
+    // all RoIs were 2x slower than whole pixels.
+    const int64_t max_blocks = (C + 63) / 64;
     const int max_threads = internal::ResolveThreadCount(num_threads, K * max_blocks);
     const int64_t blocks = std::min<int64_t>(max_blocks, std::max<int64_t>(1, (4 * max_threads + K - 1) / K));
-    block_size = ((C + blocks - 1) / blocks + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+    block_size = ((C + blocks - 1) / blocks + 63) / 64 * 64;
   }
   const int64_t num_blocks = (C + block_size - 1) / block_size;
   const int threads = internal::ResolveThreadCount(num_threads, K * num_blocks);
 
   std::vector<internal::Scratch> scratch;
+  std::vector<int64_t> order;
   try {
     scratch.resize(static_cast<size_t>(threads));
     for (internal::Scratch& s : scratch) s.Prepare(problem, impl.needs_tile);
+    order = LocalityOrder(problem);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory allocating per-thread scratch for " + impl.name);
   }
-  // Block-major task order: consecutive tasks share a channel block.
+  // Block-major task order: consecutive tasks share a channel block, and visit RoIs in locality order.
   internal::ParallelFor(K * num_blocks, threads, [&](int64_t task, int thread) {
-    const int64_t block = task / K, k = task % K;
+    const int64_t block = task / K, k = order[static_cast<size_t>(task % K)];
     const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
     impl.builtin(problem, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
   });

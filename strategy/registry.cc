@@ -29,8 +29,7 @@ Implementation Builtin(std::string target, std::string name, int64_t hwy_target,
   impl.coordinate_modes = kAllCoordinateModes;
   impl.builtin = fn;
   impl.needs_tile = layout == Layout::kNCHW && hwy_target != 0;
-  // 32 planes of the default 200x272 map are 7 MB: they stay in L3 while all RoIs read them.
-  impl.channel_block = layout == Layout::kNCHW ? 32 : 0;
+  impl.channel_block = layout == Layout::kNCHW ? 32 : 0;  // see RunBuiltin
   return impl;
 }
 

@@ -29,7 +29,7 @@ struct Implementation {
   uint32_t layouts = 0, dtypes = 0, pool_modes = 0, coordinate_modes = 0;
   RoiAlignFn builtin = nullptr;  // built-in kernels
   bool needs_tile = false;       // the kernel uses Scratch::tile
-  int64_t channel_block = 0;     // > 0: run channel blocks of this size over all RoIs (planar kernels)
+  int64_t channel_block = 0;     // > 0: tasks are blocks of this many channels over all RoIs (planar kernels)
   std::function<Status(const roialign_problem&)> custom;  // registered by a user
 };
 
