@@ -19,6 +19,12 @@ struct Problem {
   int64_t num_rois = 0;
   float* output = nullptr;
   int64_t max_grid_h = 0, max_grid_w = 0;  // largest sampling grid of any RoI (sizes scratch)
+  double footprint_pixels = 0;             // sum over RoIs of an upper bound on the pixels their taps read
+
+  // Planar kernels only: when set, channels [shared_c_begin, shared_c_begin + shared_channels) of the input are
+  // also available channels-last here (N x H x W x shared_channels), prepared once for all RoIs.
+  const float* shared_nhwc = nullptr;
+  int64_t shared_c_begin = 0, shared_channels = 0;
 };
 
 struct Scratch;

@@ -117,6 +117,33 @@ void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_
   }
 }
 
+// The RoI's bins from the block's channels-last copy that the strategy layer prepared for all RoIs: no tile to
+// build, only the bins to transpose back into planar output.
+void ProcessShared(const RoiWork& w) {
+  const hn::ScalableTag<float> d;
+  const Problem& p = w.p;
+  Scratch& s = w.s;
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, HW = p.height * p.width;
+  const int64_t gh = w.gy.grid, gw = w.gx.grid, n = w.c_end - w.c_begin, sc = p.shared_channels;
+  const float* block = p.shared_nhwc + w.batch * HW * sc;
+  const ChannelsLast in = {block + (w.c_begin - p.shared_c_begin), p.shared_nhwc + p.batch * HW * sc, p.width * sc,
+                           sc};
+  float* const bins = s.bins.get();
+  const int64_t bins_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kTileFloats) / n);
+  for (int64_t b0 = 0; b0 < PH * PW; b0 += bins_per_chunk) {
+    const int64_t b1 = std::min(PH * PW, b0 + bins_per_chunk);
+    for (int64_t bin = b0; bin < b1; ++bin) {
+      const int64_t ph = bin / PW, pw = bin % PW;
+      const BinSamples samples = {s.y_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, 0, gh};
+      PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, true, true, bins + (bin - b0) * n);
+    }
+    for (int64_t ci = 0; ci < n; ++ci) {
+      float* plane = p.output + (w.k * p.channels + w.c_begin + ci) * PH * PW;
+      for (int64_t bin = b0; bin < b1; ++bin) plane[bin] = bins[(bin - b0) * n + ci];
+    }
+  }
+}
+
 // Channels per tile so that max(pixels, bins) vectors of them fit the tile budget; 0 if not even one fits.
 int64_t ChannelBlock(int64_t pixels, int64_t bins, int64_t lanes, int64_t channels) {
   const int64_t budget = static_cast<int64_t>(kTilePixels) * lanes;
@@ -144,6 +171,11 @@ void RoiAlignNchw(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
     const int64_t gh = w.gy.grid, gw = w.gx.grid;
     FillAxisTaps(w.gy, PH, p.height, scratch.y_taps.data());
     FillAxisTaps(w.gx, PW, p.width, scratch.x_taps.data());
+    if (p.shared_nhwc != nullptr) {
+      HWY_DASSERT(c_begin >= p.shared_c_begin && c_end <= p.shared_c_begin + p.shared_channels);
+      ProcessShared(w);
+      continue;
+    }
     // Largest rectangle of bins whose footprint fits the tile: the whole RoI, else a row of bins, else one bin,
     // else one bin a few sample rows at a time (huge sparse grids only).
     int64_t* rows = scratch.rows.data();

@@ -1,5 +1,6 @@
 // Kernel::Run: data validation, then the selected implementation, threaded over (RoI, channel block) tasks.
 #include <algorithm>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -29,6 +30,16 @@ std::vector<int64_t> LocalityOrder(const internal::Problem& p) {
   return order;
 }
 
+// Planar kernels: transform each channel block to channels-last once for all RoIs when the RoIs together would
+// copy more pixels into per-RoI tiles than the map holds (many or large RoIs), and the block fits a bounded
+// buffer. The results are the same either way: both paths feed the same values to the same arithmetic.
+constexpr double kMaxSharedBytes = 64.0 * 1024 * 1024;
+bool UseSharedTransform(const internal::Implementation& impl, const internal::Problem& p, int64_t block_size) {
+  if (!impl.needs_tile) return false;
+  const double pixels = static_cast<double>(p.batch) * static_cast<double>(p.height * p.width);
+  return p.footprint_pixels > pixels && pixels * static_cast<double>(block_size) * 4.0 <= kMaxSharedBytes;
+}
+
 Status RunBuiltin(const internal::Implementation& impl, const internal::Problem& problem, int32_t num_threads) {
   const int64_t K = problem.num_rois, C = problem.channels;
   int64_t block_size;
@@ -48,22 +59,47 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
   }
   const int64_t num_blocks = (C + block_size - 1) / block_size;
   const int threads = internal::ResolveThreadCount(num_threads, K * num_blocks);
+  const int64_t HW = problem.height * problem.width;
 
   std::vector<internal::Scratch> scratch;
   std::vector<int64_t> order;
+  std::unique_ptr<float[]> shared;
+  const bool transform_blocks = UseSharedTransform(impl, problem, block_size);
   try {
     scratch.resize(static_cast<size_t>(threads));
     for (internal::Scratch& s : scratch) s.Prepare(problem, impl.needs_tile);
     order = LocalityOrder(problem);
+    if (transform_blocks) shared.reset(new float[static_cast<size_t>(problem.batch * HW * block_size)]);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory allocating per-thread scratch for " + impl.name);
   }
-  // Block-major task order: consecutive tasks share a channel block, and visit RoIs in locality order.
-  internal::ParallelFor(K * num_blocks, threads, [&](int64_t task, int thread) {
-    const int64_t block = task / K, k = order[static_cast<size_t>(task % K)];
+  if (!transform_blocks) {
+    // Block-major tasks: consecutive tasks share a channel block and visit RoIs in locality order.
+    internal::ParallelFor(K * num_blocks, threads, [&](int64_t task, int thread) {
+      const int64_t block = task / K, k = order[static_cast<size_t>(task % K)];
+      const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
+      impl.builtin(problem, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
+    });
+    return Status::Ok();
+  }
+  internal::Problem p = problem;
+  for (int64_t block = 0; block < num_blocks; ++block) {
     const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
-    impl.builtin(problem, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
-  });
+    // The block's planes of each image, channels-last, once for all RoIs (see UseSharedTransform).
+    for (int64_t b = 0; b < problem.batch; ++b) {
+      Status s = NchwToNhwc(problem.input + (b * C + c_begin) * HW, 1, c_end - c_begin, problem.height,
+                            problem.width, shared.get() + b * HW * (c_end - c_begin), threads);
+      if (!s.ok()) return s;
+    }
+    p.shared_nhwc = shared.get();
+    p.shared_c_begin = c_begin;
+    p.shared_channels = c_end - c_begin;
+    // RoIs in locality order; each task is one RoI of this channel block.
+    internal::ParallelFor(K, threads, [&](int64_t task, int thread) {
+      const int64_t k = order[static_cast<size_t>(task)];
+      impl.builtin(p, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
+    });
+  }
   return Status::Ok();
 }
 

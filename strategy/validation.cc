@@ -1,5 +1,6 @@
 #include "strategy/validation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstddef>
@@ -92,6 +93,7 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, Proble
   if (output_elements > 0 && in.input == nullptr) return Invalid("input is null");
 
   int64_t max_grid_h = 0, max_grid_w = 0, work = 0;
+  double footprint = 0;
   for (int64_t k = 0; k < K; ++k) {
     float coords[4];
     if (in.batch_indices != nullptr) {
@@ -140,6 +142,12 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, Proble
       return Invalid(RoiPrefix(k) + "the call's work (channels x bins x samples summed over RoIs) exceeds the limit " +
                      std::to_string(ROIALIGN_MAX_WORK_PER_CALL) + "; split the call");
     }
+    // Taps read at most 2 rows per sample row and the rows the box spans (+2 for interpolation).
+    const double rows = std::min({static_cast<double>(H), 2.0 * static_cast<double>(params.pooled_height * gy.grid),
+                                  std::fabs(static_cast<double>(gy.roi)) + 2.0});
+    const double cols = std::min({static_cast<double>(W), 2.0 * static_cast<double>(params.pooled_width * gx.grid),
+                                  std::fabs(static_cast<double>(gx.roi)) + 2.0});
+    footprint += rows * cols;
     if (gy.grid > max_grid_h) max_grid_h = gy.grid;
     if (gx.grid > max_grid_w) max_grid_w = gx.grid;
   }
@@ -156,6 +164,7 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, Proble
   problem->output = static_cast<float*>(output);
   problem->max_grid_h = max_grid_h;
   problem->max_grid_w = max_grid_w;
+  problem->footprint_pixels = footprint;
   return Status::Ok();
 }
 
