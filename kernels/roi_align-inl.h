@@ -55,36 +55,61 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, float* p, size_t n) {
   std::memcpy(p, buf, n * sizeof(float));
 }
 
-// One pooling step for vector u of a sample: the 4 taps at p00..p11 (+ o) with weights w00..w11.
-template <PoolMode M, class D, class V>
-HWY_INLINE V PoolStep(D d, V acc, V w00, V w01, V w10, V w11, const float* p00, const float* p01, const float* p10,
-                      const float* p11, size_t n, const float* end) {
-  const V v00 = LoadPartial(d, p00, n, end), v01 = LoadPartial(d, p01, n, end);
-  const V v10 = LoadPartial(d, p10, n, end), v11 = LoadPartial(d, p11, n, end);
-  if (M == PoolMode::kAvg) {
-    acc = hn::MulAdd(w00, v00, acc);
-    acc = hn::MulAdd(w01, v01, acc);
-    acc = hn::MulAdd(w10, v10, acc);
-    return hn::MulAdd(w11, v11, acc);
+// Loads the 4 taps of one vector of channels; `Safe` = every full-vector load stays inside the buffer, checked
+// once per sample instead of per load.
+template <bool Safe, class D, class V>
+HWY_INLINE void LoadTaps(D d, const float* p00, const float* p01, const float* p10, const float* p11, size_t n,
+                         const float* end, V& v00, V& v01, V& v10, V& v11) {
+  if (Safe) {
+    v00 = hn::LoadU(d, p00);
+    v01 = hn::LoadU(d, p01);
+    v10 = hn::LoadU(d, p10);
+    v11 = hn::LoadU(d, p11);
+  } else {
+    v00 = LoadPartial(d, p00, n, end);
+    v01 = LoadPartial(d, p01, n, end);
+    v10 = LoadPartial(d, p10, n, end);
+    v11 = LoadPartial(d, p11, n, end);
   }
-  if (M == PoolMode::kMax) {
+}
+
+// One pooling step of one vector of channels. AVG accumulates the top and bottom tap pairs in two chains
+// (lo, hi) so that two FMAs, not four, depend on each other per sample; MAX modes keep the running max in lo.
+template <PoolMode M, bool Safe, class D, class V>
+HWY_INLINE void PoolStep(D d, V& lo, V& hi, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
+                         const float* p10, const float* p11, size_t n, const float* end) {
+  V v00, v01, v10, v11;
+  LoadTaps<Safe>(d, p00, p01, p10, p11, n, end, v00, v01, v10, v11);
+  if (M == PoolMode::kAvg) {
+    lo = hn::MulAdd(w00, v00, lo);
+    hi = hn::MulAdd(w10, v10, hi);
+    lo = hn::MulAdd(w01, v01, lo);
+    hi = hn::MulAdd(w11, v11, hi);
+  } else if (M == PoolMode::kMax) {
     V v = hn::Mul(w00, v00);
     v = hn::MulAdd(w01, v01, v);
     v = hn::MulAdd(w10, v10, v);
     v = hn::MulAdd(w11, v11, v);
-    return hn::Max(acc, v);
+    lo = hn::Max(lo, v);
+  } else {
+    const V a = hn::Max(hn::Mul(w00, v00), hn::Mul(w01, v01));
+    const V b = hn::Max(hn::Mul(w10, v10), hn::Mul(w11, v11));
+    lo = hn::Max(lo, hn::Max(a, b));
   }
-  const V a = hn::Max(hn::Mul(w00, v00), hn::Mul(w01, v01));
-  const V b = hn::Max(hn::Mul(w10, v10), hn::Mul(w11, v11));
-  return hn::Max(acc, hn::Max(a, b));
 }
 
-// Accumulates the samples of `s` into U (1 or 4) vectors of channels starting at c, held in a0..a3 (SVE
-// vectors cannot be array elements); the last vector holds `tail` valid lanes. The accumulators carry the state
-// between calls over row ranges: AVG keeps sums, MAX/MAX_ONNX running maxima (an outside sample counts as 0).
+// The state of up to 4 vectors of channels (SVE vectors cannot be array elements): AVG keeps sums in two chains
+// (l*, h*), MAX/MAX_ONNX running maxima in l*. Partial state between calls over sample-row ranges is l + h.
+template <class V>
+struct Accumulators {
+  V l0, l1, l2, l3, h0, h1, h2, h3;
+};
+
+// Accumulates the samples of `s` into U (1 or 4) vectors of channels starting at c; the last vector holds
+// `tail` valid lanes. An outside sample counts as 0 in every mode.
 template <PoolMode M, int U, class D, class V>
-HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail, V& a0,
-                                  V& a1, V& a2, V& a3) {
+HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail,
+                                  Accumulators<V>& a) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   for (int64_t iy = s.iy_begin; iy < s.iy_end; ++iy) {
@@ -93,11 +118,11 @@ HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples&
       const AxisTap& tx = s.x[ix];
       if (!ty.valid || !tx.valid) {
         if (M != PoolMode::kAvg) {
-          a0 = hn::Max(a0, hn::Zero(d));
+          a.l0 = hn::Max(a.l0, hn::Zero(d));
           if (U > 1) {
-            a1 = hn::Max(a1, hn::Zero(d));
-            a2 = hn::Max(a2, hn::Zero(d));
-            a3 = hn::Max(a3, hn::Zero(d));
+            a.l1 = hn::Max(a.l1, hn::Zero(d));
+            a.l2 = hn::Max(a.l2, hn::Zero(d));
+            a.l3 = hn::Max(a.l3, hn::Zero(d));
           }
         }
         continue;
@@ -109,15 +134,29 @@ HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples&
       const float* p01 = in.base + ty.lo * in.row_stride + tx.hi * in.pixel_stride + c;
       const float* p10 = in.base + ty.hi * in.row_stride + tx.lo * in.pixel_stride + c;
       const float* p11 = in.base + ty.hi * in.row_stride + tx.hi * in.pixel_stride + c;
+      // p11 is the highest address: if its last vector fits, every load of this sample does.
       if (U == 1) {
-        a0 = PoolStep<M>(d, a0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
+        if (p11 + lanes <= in.end) {
+          PoolStep<M, true>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
+        } else {
+          PoolStep<M, false>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
+        }
+      } else if (p11 + 4 * lanes <= in.end) {
+        PoolStep<M, true>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, full, in.end);
+        PoolStep<M, true>(d, a.l1, a.h1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes,
+                          full, in.end);
+        PoolStep<M, true>(d, a.l2, a.h2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
+                          p11 + 2 * lanes, full, in.end);
+        PoolStep<M, true>(d, a.l3, a.h3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
+                          p11 + 3 * lanes, full, in.end);
       } else {
-        a0 = PoolStep<M>(d, a0, w00, w01, w10, w11, p00, p01, p10, p11, full, in.end);
-        a1 = PoolStep<M>(d, a1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes, full, in.end);
-        a2 = PoolStep<M>(d, a2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
-                         p11 + 2 * lanes, full, in.end);
-        a3 = PoolStep<M>(d, a3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
-                         p11 + 3 * lanes, tail, in.end);
+        PoolStep<M, false>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, full, in.end);
+        PoolStep<M, false>(d, a.l1, a.h1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes,
+                           full, in.end);
+        PoolStep<M, false>(d, a.l2, a.h2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
+                           p11 + 2 * lanes, full, in.end);
+        PoolStep<M, false>(d, a.l3, a.h3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
+                           p11 + 3 * lanes, full, in.end);
       }
     }
   }
@@ -141,24 +180,35 @@ HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int6
     if (empty) return hn::Zero(d);
     return M == PoolMode::kAvg ? hn::Div(acc, count) : acc;
   };
+  // AVG's two chains start at 0; a resumed state sits entirely in the first chain.
+  const V h_init = hn::Zero(d);
+  auto combine = [&](V l, V h) { return M == PoolMode::kAvg ? hn::Add(l, h) : l; };
   int64_t c = 0;
-  // Four independent accumulators hide FMA latency without spilling on 16-register ISAs.
+  // Four vectors of channels per pass (8 AVG chains) hide FMA latency without spilling on 16-register ISAs.
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     float* o = out + c;
-    V a0 = first ? identity : hn::LoadU(d, o), a1 = first ? identity : hn::LoadU(d, o + lanes);
-    V a2 = first ? identity : hn::LoadU(d, o + 2 * lanes), a3 = first ? identity : hn::LoadU(d, o + 3 * lanes);
-    AccumulateSamples<M, 4>(d, in, s, c, full, a0, a1, a2, a3);
-    hn::StoreU(last ? finish(a0) : a0, d, o);
-    hn::StoreU(last ? finish(a1) : a1, d, o + lanes);
-    hn::StoreU(last ? finish(a2) : a2, d, o + 2 * lanes);
-    hn::StoreU(last ? finish(a3) : a3, d, o + 3 * lanes);
+    Accumulators<V> a;
+    a.l0 = first ? identity : hn::LoadU(d, o);
+    a.l1 = first ? identity : hn::LoadU(d, o + lanes);
+    a.l2 = first ? identity : hn::LoadU(d, o + 2 * lanes);
+    a.l3 = first ? identity : hn::LoadU(d, o + 3 * lanes);
+    a.h0 = a.h1 = a.h2 = a.h3 = h_init;
+    AccumulateSamples<M, 4>(d, in, s, c, full, a);
+    const V r0 = combine(a.l0, a.h0), r1 = combine(a.l1, a.h1), r2 = combine(a.l2, a.h2), r3 = combine(a.l3, a.h3);
+    hn::StoreU(last ? finish(r0) : r0, d, o);
+    hn::StoreU(last ? finish(r1) : r1, d, o + lanes);
+    hn::StoreU(last ? finish(r2) : r2, d, o + 2 * lanes);
+    hn::StoreU(last ? finish(r3) : r3, d, o + 3 * lanes);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V a0 = first ? identity : LoadPartial(d, out + c, n, out_end);
-    V unused = a0;
-    AccumulateSamples<M, 1>(d, in, s, c, n, a0, unused, unused, unused);
-    StorePartial(d, last ? finish(a0) : a0, out + c, n);
+    Accumulators<V> a;
+    a.l0 = first ? identity : LoadPartial(d, out + c, n, out_end);
+    a.h0 = h_init;
+    a.l1 = a.l2 = a.l3 = a.h1 = a.h2 = a.h3 = h_init;
+    AccumulateSamples<M, 1>(d, in, s, c, n, a);
+    const V r = combine(a.l0, a.h0);
+    StorePartial(d, last ? finish(r) : r, out + c, n);
   }
 }
 
