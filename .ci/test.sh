@@ -36,6 +36,30 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$san" -j "$jobs" --output-on-failure
 fi
 
+if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
+  echo "== ThreadSanitizer: concurrent runs of one kernel, concurrent select/register"
+  # One OpenMP thread per call inside these tests: libgomp is not TSan-instrumented.
+  tsan="$build-tsan"
+  cmake -S . -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_BENCHMARKS=OFF \
+    -DROIALIGN_TEST_TORCHVISION=OFF -DCMAKE_CXX_FLAGS="-fsanitize=thread -DROIALIGN_CONCURRENCY_INNER_THREADS=1" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread"
+  cmake --build "$tsan" -j "$jobs" --target roialign_tests
+  TSAN_OPTIONS="halt_on_error=1" "$tsan/tests/roialign_tests" \
+    --gtest_filter='Concurrency.*:Strategy.ConcurrentSelectAndRegister:Strategy.CustomNhwcOnlyTarget'
+
+  echo "== libFuzzer over the C API (${ROIALIGN_FUZZ_SECONDS:-60} s, clang, ASan+UBSan)"
+  fz="$build-fuzz"
+  CC=clang CXX=clang++ cmake -S . -B "$fz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_TESTS=OFF \
+    -DROIALIGN_BUILD_BENCHMARKS=OFF -DROIALIGN_BUILD_FUZZERS=ON \
+    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+  cmake --build "$fz" -j "$jobs" --target fuzz_c_api
+  mkdir -p "$fz/corpus"
+  # New inputs go to the build tree; the seed corpus (with every past crash) stays read-only in tests/fuzz.
+  # pipefail (set above) makes a crash fail this step despite the tail.
+  (cd "$fz" && ./tests/fuzz/fuzz_c_api corpus "$root/tests/fuzz/corpus" -max_total_time="${ROIALIGN_FUZZ_SECONDS:-60}" \
+    -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 2>&1 | tail -n 15)
+fi
+
 if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then
   echo "== aarch64 cross build, tests under qemu-user"
   arm="$build-aarch64"

@@ -1,4 +1,5 @@
 // The C API: a thin wrapper over the C++ API that never lets an exception cross the boundary.
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -34,16 +35,26 @@ roialign_status Guard(F&& f) {
   }
 }
 
+// The int inside a C enum field. C callers may store any int there; loading it as the C++ view of the C enum
+// type would be undefined behaviour for values outside the enumerators (found by the fuzzer), so copy bytes.
+template <typename CEnum>
+int RawEnum(const CEnum& e) {
+  static_assert(sizeof(CEnum) == sizeof(int), "C enums are int-sized on supported ABIs");
+  int v;
+  std::memcpy(&v, &e, sizeof(v));
+  return v;
+}
+
 roialign::Params ToParams(const roialign_params& p) {
   roialign::Params out;
   out.pooled_height = p.pooled_height;
   out.pooled_width = p.pooled_width;
   out.spatial_scale = p.spatial_scale;
   out.sampling_ratio = p.sampling_ratio;
-  out.coordinate_mode = static_cast<roialign::CoordinateMode>(p.coordinate_mode);
-  out.pool_mode = static_cast<roialign::PoolMode>(p.pool_mode);
-  out.layout = static_cast<roialign::Layout>(p.layout);
-  out.dtype = static_cast<roialign::DType>(p.dtype);
+  out.coordinate_mode = static_cast<roialign::CoordinateMode>(RawEnum(p.coordinate_mode));
+  out.pool_mode = static_cast<roialign::PoolMode>(RawEnum(p.pool_mode));
+  out.layout = static_cast<roialign::Layout>(RawEnum(p.layout));
+  out.dtype = static_cast<roialign::DType>(RawEnum(p.dtype));
   return out;
 }
 

@@ -84,6 +84,15 @@ int main(void) {
   params.pooled_height = 0;
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(roialign_select(NULL, &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
+  /* Regression (fuzzer): an enum field holding a value outside its enumerators is refused, not UB. */
+  params.pooled_height = 2;
+  params.layout = (roialign_layout)2;
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(strstr(roialign_last_error(), "unknown layout value 2") != NULL);
+  params.layout = ROIALIGN_LAYOUT_NCHW;
+  params.pool_mode = (roialign_pool_mode)-7;
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
+  params.pool_mode = ROIALIGN_POOL_AVG;
   CHECK(roialign_select("host", NULL, &kernel) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(roialign_run(NULL, nchw, N, C, H, W, rois, NULL, K, canary, 0) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(strcmp(roialign_kernel_name(NULL), "") == 0);
