@@ -105,13 +105,25 @@ struct Accumulators {
   V l0, l1, l2, l3, h0, h1, h2, h3;
 };
 
+// PoolStep for 4 consecutive full vectors of channels.
+template <PoolMode M, bool Safe, class D, class V>
+HWY_INLINE void PoolStep4(D d, Accumulators<V>& a, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
+                          const float* p10, const float* p11, int64_t lanes, const float* end) {
+  const size_t n = static_cast<size_t>(lanes);
+  PoolStep<M, Safe>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, n, end);
+  PoolStep<M, Safe>(d, a.l1, a.h1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes, n, end);
+  PoolStep<M, Safe>(d, a.l2, a.h2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
+                    p11 + 2 * lanes, n, end);
+  PoolStep<M, Safe>(d, a.l3, a.h3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
+                    p11 + 3 * lanes, n, end);
+}
+
 // Accumulates the samples of `s` into U (1 or 4) vectors of channels starting at c; the last vector holds
 // `tail` valid lanes. An outside sample counts as 0 in every mode.
 template <PoolMode M, int U, class D, class V>
 HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail,
                                   Accumulators<V>& a) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const size_t full = static_cast<size_t>(lanes);
   for (int64_t iy = s.iy_begin; iy < s.iy_end; ++iy) {
     const AxisTap& ty = s.y[iy];
     for (int64_t ix = 0; ix < s.grid_w; ++ix) {
@@ -142,21 +154,9 @@ HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples&
           PoolStep<M, false>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
         }
       } else if (p11 + 4 * lanes <= in.end) {
-        PoolStep<M, true>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, full, in.end);
-        PoolStep<M, true>(d, a.l1, a.h1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes,
-                          full, in.end);
-        PoolStep<M, true>(d, a.l2, a.h2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
-                          p11 + 2 * lanes, full, in.end);
-        PoolStep<M, true>(d, a.l3, a.h3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
-                          p11 + 3 * lanes, full, in.end);
+        PoolStep4<M, true>(d, a, w00, w01, w10, w11, p00, p01, p10, p11, lanes, in.end);
       } else {
-        PoolStep<M, false>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, full, in.end);
-        PoolStep<M, false>(d, a.l1, a.h1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes,
-                           full, in.end);
-        PoolStep<M, false>(d, a.l2, a.h2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
-                           p11 + 2 * lanes, full, in.end);
-        PoolStep<M, false>(d, a.l3, a.h3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
-                           p11 + 3 * lanes, full, in.end);
+        PoolStep4<M, false>(d, a, w00, w01, w10, w11, p00, p01, p10, p11, lanes, in.end);
       }
     }
   }
