@@ -98,31 +98,25 @@ HWY_INLINE void PoolStep(D d, V& lo, V& hi, V w00, V w01, V w10, V w11, const fl
   }
 }
 
-// The state of up to 4 vectors of channels (SVE vectors cannot be array elements): AVG keeps sums in two chains
-// (l*, h*), MAX/MAX_ONNX running maxima in l*. Partial state between calls over sample-row ranges is l + h.
-template <class V>
-struct Accumulators {
-  V l0, l1, l2, l3, h0, h1, h2, h3;
-};
-
 // PoolStep for 4 consecutive full vectors of channels.
 template <PoolMode M, bool Safe, class D, class V>
-HWY_INLINE void PoolStep4(D d, Accumulators<V>& a, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
+HWY_INLINE void PoolStep4(D d, V& l0, V& l1, V& l2, V& l3, V& h0, V& h1, V& h2, V& h3, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
                           const float* p10, const float* p11, int64_t lanes, const float* end) {
   const size_t n = static_cast<size_t>(lanes);
-  PoolStep<M, Safe>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, n, end);
-  PoolStep<M, Safe>(d, a.l1, a.h1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes, n, end);
-  PoolStep<M, Safe>(d, a.l2, a.h2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
+  PoolStep<M, Safe>(d, l0, h0, w00, w01, w10, w11, p00, p01, p10, p11, n, end);
+  PoolStep<M, Safe>(d, l1, h1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes, n, end);
+  PoolStep<M, Safe>(d, l2, h2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
                     p11 + 2 * lanes, n, end);
-  PoolStep<M, Safe>(d, a.l3, a.h3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
+  PoolStep<M, Safe>(d, l3, h3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
                     p11 + 3 * lanes, n, end);
 }
 
 // Accumulates the samples of `s` into U (1 or 4) vectors of channels starting at c; the last vector holds
-// `tail` valid lanes. An outside sample counts as 0 in every mode.
+// `tail` valid lanes. The state is in separate vectors (SVE vectors cannot be array elements or struct members):
+// AVG keeps sums in two chains (l*, h*), MAX/MAX_ONNX running maxima in l*. An outside sample counts as 0.
 template <PoolMode M, int U, class D, class V>
-HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail,
-                                  Accumulators<V>& a) {
+HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail, V& l0,
+                                  V& l1, V& l2, V& l3, V& h0, V& h1, V& h2, V& h3) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t iy = s.iy_begin; iy < s.iy_end; ++iy) {
     const AxisTap& ty = s.y[iy];
@@ -130,11 +124,11 @@ HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples&
       const AxisTap& tx = s.x[ix];
       if (!ty.valid || !tx.valid) {
         if (M != PoolMode::kAvg) {
-          a.l0 = hn::Max(a.l0, hn::Zero(d));
+          l0 = hn::Max(l0, hn::Zero(d));
           if (U > 1) {
-            a.l1 = hn::Max(a.l1, hn::Zero(d));
-            a.l2 = hn::Max(a.l2, hn::Zero(d));
-            a.l3 = hn::Max(a.l3, hn::Zero(d));
+            l1 = hn::Max(l1, hn::Zero(d));
+            l2 = hn::Max(l2, hn::Zero(d));
+            l3 = hn::Max(l3, hn::Zero(d));
           }
         }
         continue;
@@ -149,14 +143,14 @@ HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples&
       // p11 is the highest address: if its last vector fits, every load of this sample does.
       if (U == 1) {
         if (p11 + lanes <= in.end) {
-          PoolStep<M, true>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
+          PoolStep<M, true>(d, l0, h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
         } else {
-          PoolStep<M, false>(d, a.l0, a.h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
+          PoolStep<M, false>(d, l0, h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
         }
       } else if (p11 + 4 * lanes <= in.end) {
-        PoolStep4<M, true>(d, a, w00, w01, w10, w11, p00, p01, p10, p11, lanes, in.end);
+        PoolStep4<M, true>(d, l0, l1, l2, l3, h0, h1, h2, h3, w00, w01, w10, w11, p00, p01, p10, p11, lanes, in.end);
       } else {
-        PoolStep4<M, false>(d, a, w00, w01, w10, w11, p00, p01, p10, p11, lanes, in.end);
+        PoolStep4<M, false>(d, l0, l1, l2, l3, h0, h1, h2, h3, w00, w01, w10, w11, p00, p01, p10, p11, lanes, in.end);
       }
     }
   }
@@ -187,14 +181,11 @@ HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int6
   // Four vectors of channels per pass (8 AVG chains) hide FMA latency without spilling on 16-register ISAs.
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     float* o = out + c;
-    Accumulators<V> a;
-    a.l0 = first ? identity : hn::LoadU(d, o);
-    a.l1 = first ? identity : hn::LoadU(d, o + lanes);
-    a.l2 = first ? identity : hn::LoadU(d, o + 2 * lanes);
-    a.l3 = first ? identity : hn::LoadU(d, o + 3 * lanes);
-    a.h0 = a.h1 = a.h2 = a.h3 = h_init;
-    AccumulateSamples<M, 4>(d, in, s, c, full, a);
-    const V r0 = combine(a.l0, a.h0), r1 = combine(a.l1, a.h1), r2 = combine(a.l2, a.h2), r3 = combine(a.l3, a.h3);
+    V l0 = first ? identity : hn::LoadU(d, o), l1 = first ? identity : hn::LoadU(d, o + lanes);
+    V l2 = first ? identity : hn::LoadU(d, o + 2 * lanes), l3 = first ? identity : hn::LoadU(d, o + 3 * lanes);
+    V h0 = h_init, h1 = h_init, h2 = h_init, h3 = h_init;
+    AccumulateSamples<M, 4>(d, in, s, c, full, l0, l1, l2, l3, h0, h1, h2, h3);
+    const V r0 = combine(l0, h0), r1 = combine(l1, h1), r2 = combine(l2, h2), r3 = combine(l3, h3);
     hn::StoreU(last ? finish(r0) : r0, d, o);
     hn::StoreU(last ? finish(r1) : r1, d, o + lanes);
     hn::StoreU(last ? finish(r2) : r2, d, o + 2 * lanes);
@@ -202,12 +193,10 @@ HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int6
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    Accumulators<V> a;
-    a.l0 = first ? identity : LoadPartial(d, out + c, n, out_end);
-    a.h0 = h_init;
-    a.l1 = a.l2 = a.l3 = a.h1 = a.h2 = a.h3 = h_init;
-    AccumulateSamples<M, 1>(d, in, s, c, n, a);
-    const V r = combine(a.l0, a.h0);
+    V l0 = first ? identity : LoadPartial(d, out + c, n, out_end);
+    V h0 = h_init, unused = h_init;
+    AccumulateSamples<M, 1>(d, in, s, c, n, l0, unused, unused, unused, h0, unused, unused, unused);
+    const V r = combine(l0, h0);
     StorePartial(d, last ? finish(r) : r, out + c, n);
   }
 }
