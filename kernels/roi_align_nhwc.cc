@@ -5,6 +5,8 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
+
 #include "kernels/kernel_tables.h"
 #include "kernels/roi_align-inl.h"
 #include "kernels/scratch.h"
@@ -13,6 +15,11 @@ HWY_BEFORE_NAMESPACE();
 namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
+
+// Bytes of tap pixels one pass over a bin's samples may touch before the pass is split into sample-row chunks.
+// PoolBin makes one pass per 4 vectors of channels; when a large adaptive bin's footprint exceeds L2, every pass
+// would refetch it from L3. Chunks keep it in L2 across passes (measured: adaptive workload, see issue 5).
+constexpr int64_t kBinFootprintBytes = 256 * 1024;
 
 // Per RoI: one x and one y tap table (separable geometry), then every bin straight from the input.
 void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end,
@@ -28,12 +35,19 @@ void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
     FillAxisTaps(gy, PH, H, scratch.y_taps.data());
     FillAxisTaps(gx, PW, W, scratch.x_taps.data());
     const ChannelsLast in = {p.input + roi.batch * H * W * C + c_begin, input_end, W * C, C};
+    // Sample rows per chunk: each sample reads 4 pixels of (c_end - c_begin) floats.
+    const int64_t row_bytes = std::max<int64_t>(1, gx.grid * 4 * (c_end - c_begin) * 4);
+    const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / row_bytes);
     for (int64_t ph = 0; ph < PH; ++ph) {
       for (int64_t pw = 0; pw < PW; ++pw) {
-        const BinSamples s = {scratch.y_taps.data() + ph * gy.grid, scratch.x_taps.data() + pw * gx.grid,
-                              gy.grid, gx.grid, 0, gy.grid};
         float* out = p.output + ((k * PH + ph) * PW + pw) * C + c_begin;
-        PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, true, true, out);
+        // The output holds the partial state between chunks (PoolBin's first/last protocol).
+        for (int64_t iy0 = 0; iy0 == 0 || iy0 < gy.grid; iy0 += rows_per_chunk) {
+          const int64_t iy1 = std::min(gy.grid, iy0 + rows_per_chunk);
+          const BinSamples s = {scratch.y_taps.data() + ph * gy.grid, scratch.x_taps.data() + pw * gx.grid,
+                                gy.grid, gx.grid, iy0, iy1};
+          PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, iy0 == 0, iy1 == gy.grid, out);
+        }
       }
     }
   }
