@@ -35,8 +35,9 @@ void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
     FillAxisTaps(gy, PH, H, scratch.y_taps.data());
     FillAxisTaps(gx, PW, W, scratch.x_taps.data());
     const ChannelsLast in = {p.input + roi.batch * H * W * C + c_begin, input_end, W * C, C};
-    // Sample rows per chunk: each sample reads 4 pixels of (c_end - c_begin) floats.
-    const int64_t row_bytes = std::max<int64_t>(1, gx.grid * 4 * (c_end - c_begin) * 4);
+    // Sample rows per chunk: each sample reads 4 pixels of C floats. Sized from C, not from this task's channel
+    // range, so that chunking (which changes AVG's rounding) never depends on how threads split the channels.
+    const int64_t row_bytes = std::max<int64_t>(1, gx.grid * 4 * C * 4);
     const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / row_bytes);
     for (int64_t ph = 0; ph < PH; ++ph) {
       for (int64_t pw = 0; pw < PW; ++pw) {

@@ -133,10 +133,12 @@ TEST_P(KernelTest, ManyRoisAndThreads) {
 // The same bits for any thread count (threads split RoIs and channel blocks differently).
 TEST_P(KernelTest, BitIdenticalAcrossThreadCounts) {
   std::mt19937 rng(13);
-  const Problem p = RandomProblem(&rng, 1, 200, 20, 20, 3, 1.0f);
+  Problem p = RandomProblem(&rng, 1, 200, 40, 40, 3, 1.0f);
+  AddRoi(&p, 0, -1.0f, -1.0f, 39.0f, 39.0f);  // adaptive 40x40 grid in one bin: large-bin chunking
   const ImplInfo info = InfoOf(GetParam());
   for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
     Params params;
+    params.pooled_height = params.pooled_width = 1;
     params.pool_mode = pool;
     params.layout = info.layout;
     const std::vector<float> one = RunOrFail(info.target, params, p, false, 1);
