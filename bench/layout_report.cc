@@ -216,7 +216,7 @@ int Main(int argc, char** argv) {
   for (const WorkloadSpec& spec : specs) {
     std::fprintf(stderr, "building workload %s...\n", spec.name.c_str());
     const Workload w = MakeWorkload(spec);
-    std::vector<float> out(w.OutputSize()), out_t(w.OutputSize()), map_t(w.nchw.size());
+    AlignedBuffer out(w.OutputSize()), out_t(w.OutputSize()), map_t(w.nchw.size());
     if (!dump_dir.empty()) {
       const std::string base = dump_dir + "/" + spec.name;
       SelectResult ref = Select(targets[0]->target, w.ParamsFor(Layout::kNCHW));

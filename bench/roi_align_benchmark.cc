@@ -36,7 +36,7 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
     state.SkipWithError(kernel.status().message().c_str());
     return;
   }
-  std::vector<float> out(w.OutputSize());
+  AlignedBuffer out(w.OutputSize());
   const Inputs in = w.InputsFor(layout);
   for (auto _ : state) {
     const Status s = kernel->Run(in, out.data(), threads);

@@ -3,6 +3,7 @@
 #define ROIALIGN_BENCH_WORKLOADS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,15 @@ struct Workload {
   size_t OutputSize() const { return static_cast<size_t>(spec.num_rois * spec.channels * spec.pooled * spec.pooled); }
 };
 Workload MakeWorkload(const WorkloadSpec& spec);
+
+// A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment).
+struct AlignedBuffer {
+  explicit AlignedBuffer(size_t n);
+  float* data() { return ptr.get(); }
+  size_t size() const { return count; }
+  std::unique_ptr<float, void (*)(void*)> ptr;
+  size_t count;
+};
 
 // Machine peaks measured now with `threads` threads.
 struct Peaks {
