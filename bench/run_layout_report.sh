@@ -11,6 +11,13 @@ if [ ! -x "$build/bench/layout_report" ] || [ "${ROIALIGN_REBUILD:-1}" = "1" ]; 
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_BUILD_TESTS=OFF >&2
   cmake --build "$build" --target layout_report >&2
 fi
+for arg in "$@"; do
+  if [ "$arg" = "--help" ] || [ "$arg" = "-h" ]; then
+    "$build/bench/layout_report" --help
+    echo "Then bench/peers.py times the installed peers and bench/plot_layouts.py draws $out/layouts.png."
+    exit 0
+  fi
+done
 mkdir -p "$out/data"
 "$build/bench/layout_report" --json="$out/layout_report.json" --dump-dir="$out/data" "$@"
 if [ -d .peers ]; then export ROIALIGN_PEERS_PATH="$PWD/.peers${ROIALIGN_PEERS_PATH:+:$ROIALIGN_PEERS_PATH}"; fi
