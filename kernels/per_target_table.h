@@ -51,4 +51,15 @@
   ROIALIGN_ENTRY_AVX3(FN) ROIALIGN_ENTRY_AVX2(FN) ROIALIGN_ENTRY_SSE4(FN) ROIALIGN_ENTRY_SVE2(FN)          \
       ROIALIGN_ENTRY_SVE(FN) ROIALIGN_ENTRY_NEON(FN) ROIALIGN_ENTRY_EMU128(FN) ROIALIGN_ENTRY_SCALAR(FN)
 
+// Defines `KernelTable TABLE_FN()` (declared in kernel_tables.h) listing KERNEL_FN for every compiled target.
+#define ROIALIGN_DEFINE_KERNEL_TABLE(TABLE_FN, KERNEL_FN)                                  \
+  namespace roialign {                                                                    \
+  namespace internal {                                                                    \
+  KernelTable TABLE_FN() {                                                                \
+    static const TargetKernel kEntries[] = {ROIALIGN_PER_TARGET_ENTRIES(KERNEL_FN)};      \
+    return {kEntries, sizeof(kEntries) / sizeof(kEntries[0])};                           \
+  }                                                                                       \
+  }                                                                                       \
+  }
+
 #endif  // ROIALIGN_KERNELS_PER_TARGET_TABLE_H_

@@ -218,14 +218,5 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "kernels/per_target_table.h"
 
-namespace roialign {
-namespace internal {
-
-KernelTable RoiAlignNchwKernels() {
-  static const TargetKernel kEntries[] = {ROIALIGN_PER_TARGET_ENTRIES(RoiAlignNchw)};
-  return {kEntries, sizeof(kEntries) / sizeof(kEntries[0])};
-}
-
-}  // namespace internal
-}  // namespace roialign
+ROIALIGN_DEFINE_KERNEL_TABLE(RoiAlignNchwKernels, RoiAlignNchw)
 #endif  // HWY_ONCE

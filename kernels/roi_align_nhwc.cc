@@ -62,14 +62,5 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "kernels/per_target_table.h"
 
-namespace roialign {
-namespace internal {
-
-KernelTable RoiAlignNhwcKernels() {
-  static const TargetKernel kEntries[] = {ROIALIGN_PER_TARGET_ENTRIES(RoiAlignNhwc)};
-  return {kEntries, sizeof(kEntries) / sizeof(kEntries[0])};
-}
-
-}  // namespace internal
-}  // namespace roialign
+ROIALIGN_DEFINE_KERNEL_TABLE(RoiAlignNhwcKernels, RoiAlignNhwc)
 #endif  // HWY_ONCE
