@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -29,11 +30,12 @@ struct ChannelsLast {
 };
 
 // The samples of one bin: taps along y (grid_h of them, of which rows [iy_begin, iy_end) are processed now)
-// and along x (grid_w).
+// and along x (grid_w), plus room for AVG's merged taps (2 * (grid_h + grid_w) entries).
 struct BinSamples {
   const AxisTap* y;
   const AxisTap* x;
   int64_t grid_h, grid_w, iy_begin, iy_end;
+  MergedTap* merged;
 };
 
 // Loads `n` <= Lanes(d) floats at p: a full vector when that stays inside the buffer (extra lanes are ignored by
@@ -156,6 +158,50 @@ HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples&
   }
 }
 
+// One merged tap (AVG) of U vectors of channels at p into a0..a3.
+template <bool Safe, int U, class D, class V>
+HWY_INLINE void MergedStep(D d, V w, const float* p, size_t tail, const float* end, V& a0, V& a1, V& a2, V& a3) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const size_t n = U == 1 ? tail : hn::Lanes(d);
+  a0 = hn::MulAdd(w, Safe ? hn::LoadU(d, p) : LoadPartial(d, p, n, end), a0);
+  if (U > 1) {
+    a1 = hn::MulAdd(w, Safe ? hn::LoadU(d, p + lanes) : LoadPartial(d, p + lanes, n, end), a1);
+    a2 = hn::MulAdd(w, Safe ? hn::LoadU(d, p + 2 * lanes) : LoadPartial(d, p + 2 * lanes, n, end), a2);
+    a3 = hn::MulAdd(w, Safe ? hn::LoadU(d, p + 3 * lanes) : LoadPartial(d, p + 3 * lanes, n, end), a3);
+  }
+}
+
+// One merged pixel row of a bin (AVG): even columns feed chain l, odd columns chain h, so consecutive taps'
+// FMAs are independent.
+template <bool Safe, int U, class D, class V>
+HWY_INLINE void MergedRow(D d, const float* row, float wy, const MergedTap* cols, int64_t nx, size_t tail,
+                          const float* end, V& l0, V& l1, V& l2, V& l3, V& h0, V& h1, V& h2, V& h3) {
+  int64_t j = 0;
+  for (; j + 1 < nx; j += 2) {
+    const V wa = hn::Set(d, wy * cols[j].weight), wb = hn::Set(d, wy * cols[j + 1].weight);
+    MergedStep<Safe, U>(d, wa, row + cols[j].offset, tail, end, l0, l1, l2, l3);
+    MergedStep<Safe, U>(d, wb, row + cols[j + 1].offset, tail, end, h0, h1, h2, h3);
+  }
+  if (j < nx) MergedStep<Safe, U>(d, hn::Set(d, wy * cols[j].weight), row + cols[j].offset, tail, end, l0, l1, l2, l3);
+}
+
+// AVG of U vectors of channels at c over a bin's merged taps: each distinct pixel is read once. `max_col` is the
+// largest column offset, so one check per row covers all of its loads.
+template <int U, class D, class V>
+HWY_INLINE void AccumulateMerged(D d, const ChannelsLast& in, const MergedTap* rows, int64_t ny, const MergedTap* cols,
+                                 int64_t nx, int64_t max_col, int64_t c, size_t tail, V& l0, V& l1, V& l2, V& l3,
+                                 V& h0, V& h1, V& h2, V& h3) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t r = 0; r < ny; ++r) {
+    const float* row = in.base + rows[r].offset + c;
+    if (row + max_col + U * lanes <= in.end) {
+      MergedRow<true, U>(d, row, rows[r].weight, cols, nx, tail, in.end, l0, l1, l2, l3, h0, h1, h2, h3);
+    } else {
+      MergedRow<false, U>(d, row, rows[r].weight, cols, nx, tail, in.end, l0, l1, l2, l3, h0, h1, h2, h3);
+    }
+  }
+}
+
 // Pools channels [0, channels) of one bin into out[0, channels). `first`: start from the mode's identity, else
 // resume from the partial state in `out`; `last`: finish (divide by the count) — a bin may be processed in
 // several calls over sample-row ranges with the exact same arithmetic as one call.
@@ -177,6 +223,16 @@ HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int6
   // AVG's two chains start at 0; a resumed state sits entirely in the first chain.
   const V h_init = hn::Zero(d);
   auto combine = [&](V l, V h) { return M == PoolMode::kAvg ? hn::Add(l, h) : l; };
+  // AVG reads merged taps: the rows of the sample rows processed now, the columns of all sample columns.
+  int64_t ny = 0, nx = 0, max_col = 0;
+  const MergedTap* rows = s.merged;
+  const MergedTap* cols = s.merged;
+  if (M == PoolMode::kAvg) {
+    ny = MergeTaps(s.y + s.iy_begin, s.iy_end - s.iy_begin, in.row_stride, s.merged);
+    nx = MergeTaps(s.x, s.grid_w, in.pixel_stride, s.merged + ny);
+    cols = s.merged + ny;
+    for (int64_t j = 0; j < nx; ++j) max_col = HWY_MAX(max_col, cols[j].offset);
+  }
   int64_t c = 0;
   // Four vectors of channels per pass (8 AVG chains) hide FMA latency without spilling on 16-register ISAs.
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
@@ -184,7 +240,11 @@ HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int6
     V l0 = first ? identity : hn::LoadU(d, o), l1 = first ? identity : hn::LoadU(d, o + lanes);
     V l2 = first ? identity : hn::LoadU(d, o + 2 * lanes), l3 = first ? identity : hn::LoadU(d, o + 3 * lanes);
     V h0 = h_init, h1 = h_init, h2 = h_init, h3 = h_init;
-    AccumulateSamples<M, 4>(d, in, s, c, full, l0, l1, l2, l3, h0, h1, h2, h3);
+    if (M == PoolMode::kAvg) {
+      AccumulateMerged<4>(d, in, rows, ny, cols, nx, max_col, c, full, l0, l1, l2, l3, h0, h1, h2, h3);
+    } else {
+      AccumulateSamples<M, 4>(d, in, s, c, full, l0, l1, l2, l3, h0, h1, h2, h3);
+    }
     const V r0 = combine(l0, h0), r1 = combine(l1, h1), r2 = combine(l2, h2), r3 = combine(l3, h3);
     hn::StoreU(last ? finish(r0) : r0, d, o);
     hn::StoreU(last ? finish(r1) : r1, d, o + lanes);
@@ -195,7 +255,12 @@ HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int6
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
     V l0 = first ? identity : LoadPartial(d, out + c, n, out_end);
     V h0 = h_init, unused = h_init;
-    AccumulateSamples<M, 1>(d, in, s, c, n, l0, unused, unused, unused, h0, unused, unused, unused);
+    if (M == PoolMode::kAvg) {
+      AccumulateMerged<1>(d, in, rows, ny, cols, nx, max_col, c, n, l0, unused, unused, unused, h0, unused, unused,
+                          unused);
+    } else {
+      AccumulateSamples<M, 1>(d, in, s, c, n, l0, unused, unused, unused, h0, unused, unused, unused);
+    }
     const V r = combine(l0, h0);
     StorePartial(d, last ? finish(r) : r, out + c, n);
   }

@@ -99,7 +99,7 @@ void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_
       for (int64_t ph = ph0; ph < ph1; ++ph) {
         for (int64_t pw = pw0; pw < pw1; ++pw) {
           const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, iy0,
-                                      iy1};
+                                      iy1, s.merged.data()};
           float* out = bins + ((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride;
           PoolBinAnyMode(d, p.params.pool_mode, in, samples, stride, iy0 == 0, iy1 == gh, out);
         }
@@ -134,7 +134,8 @@ void ProcessShared(const RoiWork& w) {
     const int64_t b1 = std::min(PH * PW, b0 + bins_per_chunk);
     for (int64_t bin = b0; bin < b1; ++bin) {
       const int64_t ph = bin / PW, pw = bin % PW;
-      const BinSamples samples = {s.y_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, 0, gh};
+      const BinSamples samples = {s.y_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, 0, gh,
+                                  s.merged.data()};
       PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, true, true, bins + (bin - b0) * n);
     }
     for (int64_t ci = 0; ci < n; ++ci) {

@@ -46,7 +46,7 @@ void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
         for (int64_t iy0 = 0; iy0 == 0 || iy0 < gy.grid; iy0 += rows_per_chunk) {
           const int64_t iy1 = std::min(gy.grid, iy0 + rows_per_chunk);
           const BinSamples s = {scratch.y_taps.data() + ph * gy.grid, scratch.x_taps.data() + pw * gx.grid,
-                                gy.grid, gx.grid, iy0, iy1};
+                                gy.grid, gx.grid, iy0, iy1, scratch.merged.data()};
           PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, iy0 == 0, iy1 == gy.grid, out);
         }
       }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/merged_taps.h"
 #include "kernels/problem.h"
 #include "kernels/roi_geometry.h"
 
@@ -23,6 +24,7 @@ struct Scratch {
   std::vector<AxisTap> y_taps, x_taps;            // per sample of the RoI: PH*grid_h and PW*grid_w
   std::vector<AxisTap> y_tile_taps, x_tile_taps;  // the same, indices remapped into the tile
   std::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
+  std::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
   std::unique_ptr<float[]> tile;  // kTileFloats: channels-last footprint (not zeroed: kernels write first)
   std::unique_ptr<float[]> bins;  // kTileFloats: channels-last results before transposing
 
@@ -32,6 +34,7 @@ struct Scratch {
     const size_t nx = static_cast<size_t>(problem.params.pooled_width * problem.max_grid_w);
     y_taps.resize(ny);
     x_taps.resize(nx);
+    merged.resize(static_cast<size_t>(2 * (problem.max_grid_h + problem.max_grid_w)));
     if (!needs_tile) return;
     y_tile_taps.resize(ny);
     x_tile_taps.resize(nx);

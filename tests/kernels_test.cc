@@ -160,11 +160,15 @@ TEST_P(KernelTest, PlanarTilePathAndSharedPathMatchReference) {
   std::mt19937 rng(23);
   Problem data = RandomProblem(&rng, 2, 19, 70, 90, 6, 1.0f);
   AddRoi(&data, 1, -3.0f, -2.0f, 88.0f, 69.0f);
-  for (auto shape : {std::pair<int64_t, int32_t>{7, 2}, {1, 0}, {2, 60}, {1, 100}}) {
+  // AVG reads merged taps, the MAX modes every sample's taps: both on every path.
+  for (auto [pool, shape] : {std::pair<PoolMode, std::pair<int64_t, int32_t>>{PoolMode::kMaxOnnx, {7, 2}},
+                             {PoolMode::kMaxOnnx, {1, 0}}, {PoolMode::kMaxOnnx, {2, 60}}, {PoolMode::kMaxOnnx, {1, 100}},
+                             {PoolMode::kAvg, {7, 2}}, {PoolMode::kAvg, {1, 0}}, {PoolMode::kAvg, {2, 60}},
+                             {PoolMode::kAvg, {1, 100}}}) {
     Params params;
     params.pooled_height = params.pooled_width = shape.first;
     params.sampling_ratio = shape.second;
-    params.pool_mode = PoolMode::kMaxOnnx;
+    params.pool_mode = pool;
     const std::vector<float> ref = RunOrFail("generic", params, data);
     Inputs in;
     in.input = data.input.data();
@@ -190,7 +194,7 @@ TEST_P(KernelTest, PlanarTilePathAndSharedPathMatchReference) {
       fn(p, 0, p.num_rois, 0, p.channels, scratch);
       for (size_t i = 0; i < ref.size(); ++i) {
         ASSERT_TRUE(WithinTolerance(out[i], ref[i]))
-            << (shared ? "shared" : "tile") << " pooled " << shape.first << " ratio " << shape.second << " element "
+            << (shared ? "shared" : "tile") << " mode " << static_cast<int>(pool) << " pooled " << shape.first << " ratio " << shape.second << " element "
             << i << ": " << out[i] << " vs " << ref[i];
       }
     }
