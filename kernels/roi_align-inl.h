@@ -75,67 +75,46 @@ HWY_INLINE void LoadTaps(D d, const float* p00, const float* p01, const float* p
   }
 }
 
-// One pooling step of one vector of channels. AVG accumulates the top and bottom tap pairs in two chains
-// (lo, hi) so that two FMAs, not four, depend on each other per sample; MAX modes keep the running max in lo.
+// One sample's step of one vector of channels for the MAX modes: the running maximum is in acc.
 template <PoolMode M, bool Safe, class D, class V>
-HWY_INLINE void PoolStep(D d, V& lo, V& hi, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
-                         const float* p10, const float* p11, size_t n, const float* end) {
+HWY_INLINE void MaxStep(D d, V& acc, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
+                        const float* p10, const float* p11, size_t n, const float* end) {
   V v00, v01, v10, v11;
   LoadTaps<Safe>(d, p00, p01, p10, p11, n, end, v00, v01, v10, v11);
-  if (M == PoolMode::kAvg) {
-    lo = hn::MulAdd(w00, v00, lo);
-    hi = hn::MulAdd(w10, v10, hi);
-    lo = hn::MulAdd(w01, v01, lo);
-    hi = hn::MulAdd(w11, v11, hi);
-  } else if (M == PoolMode::kMax) {
+  if (M == PoolMode::kMax) {
     V v = hn::Mul(w00, v00);
     v = hn::MulAdd(w01, v01, v);
     v = hn::MulAdd(w10, v10, v);
     v = hn::MulAdd(w11, v11, v);
-    lo = hn::Max(lo, v);
+    acc = hn::Max(acc, v);
   } else {
     const V a = hn::Max(hn::Mul(w00, v00), hn::Mul(w01, v01));
     const V b = hn::Max(hn::Mul(w10, v10), hn::Mul(w11, v11));
-    lo = hn::Max(lo, hn::Max(a, b));
+    acc = hn::Max(acc, hn::Max(a, b));
   }
 }
 
-// PoolStep for 4 consecutive full vectors of channels.
-template <PoolMode M, bool Safe, class D, class V>
-HWY_INLINE void PoolStep4(D d, V& l0, V& l1, V& l2, V& l3, V& h0, V& h1, V& h2, V& h3, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
-                          const float* p10, const float* p11, int64_t lanes, const float* end) {
-  const size_t n = static_cast<size_t>(lanes);
-  PoolStep<M, Safe>(d, l0, h0, w00, w01, w10, w11, p00, p01, p10, p11, n, end);
-  PoolStep<M, Safe>(d, l1, h1, w00, w01, w10, w11, p00 + lanes, p01 + lanes, p10 + lanes, p11 + lanes, n, end);
-  PoolStep<M, Safe>(d, l2, h2, w00, w01, w10, w11, p00 + 2 * lanes, p01 + 2 * lanes, p10 + 2 * lanes,
-                    p11 + 2 * lanes, n, end);
-  PoolStep<M, Safe>(d, l3, h3, w00, w01, w10, w11, p00 + 3 * lanes, p01 + 3 * lanes, p10 + 3 * lanes,
-                    p11 + 3 * lanes, n, end);
-}
-
-// Accumulates the samples of `s` into U (1 or 4) vectors of channels starting at c; the last vector holds
-// `tail` valid lanes. The state is in separate vectors (SVE vectors cannot be array elements or struct members):
-// AVG keeps sums in two chains (l*, h*), MAX/MAX_ONNX running maxima in l*. An outside sample counts as 0.
+// Folds every sample of `s` into the running maxima of U (1 or 4) vectors of channels starting at c; the last
+// vector holds `tail` valid lanes. The state is in separate vectors (SVE vectors cannot be array elements or
+// struct members). An outside sample counts as 0.
 template <PoolMode M, int U, class D, class V>
-HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail, V& l0,
-                                  V& l1, V& l2, V& l3, V& h0, V& h1, V& h2, V& h3) {
+HWY_INLINE void MaxSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail, V& a0, V& a1,
+                           V& a2, V& a3) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t iy = s.iy_begin; iy < s.iy_end; ++iy) {
     const AxisTap& ty = s.y[iy];
     for (int64_t ix = 0; ix < s.grid_w; ++ix) {
       const AxisTap& tx = s.x[ix];
       if (!ty.valid || !tx.valid) {
-        if (M != PoolMode::kAvg) {
-          l0 = hn::Max(l0, hn::Zero(d));
-          if (U > 1) {
-            l1 = hn::Max(l1, hn::Zero(d));
-            l2 = hn::Max(l2, hn::Zero(d));
-            l3 = hn::Max(l3, hn::Zero(d));
-          }
+        a0 = hn::Max(a0, hn::Zero(d));
+        if (U > 1) {
+          a1 = hn::Max(a1, hn::Zero(d));
+          a2 = hn::Max(a2, hn::Zero(d));
+          a3 = hn::Max(a3, hn::Zero(d));
         }
         continue;
       }
-      // The same weight products, in the same order, as the reference.
+      // The same weight products as the reference.
       const V w00 = hn::Set(d, ty.w_lo * tx.w_lo), w01 = hn::Set(d, ty.w_lo * tx.w_hi);
       const V w10 = hn::Set(d, ty.w_hi * tx.w_lo), w11 = hn::Set(d, ty.w_hi * tx.w_hi);
       const float* p00 = in.base + ty.lo * in.row_stride + tx.lo * in.pixel_stride + c;
@@ -145,124 +124,162 @@ HWY_INLINE void AccumulateSamples(D d, const ChannelsLast& in, const BinSamples&
       // p11 is the highest address: if its last vector fits, every load of this sample does.
       if (U == 1) {
         if (p11 + lanes <= in.end) {
-          PoolStep<M, true>(d, l0, h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
+          MaxStep<M, true>(d, a0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
         } else {
-          PoolStep<M, false>(d, l0, h0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
+          MaxStep<M, false>(d, a0, w00, w01, w10, w11, p00, p01, p10, p11, tail, in.end);
         }
-      } else if (p11 + 4 * lanes <= in.end) {
-        PoolStep4<M, true>(d, l0, l1, l2, l3, h0, h1, h2, h3, w00, w01, w10, w11, p00, p01, p10, p11, lanes, in.end);
+        continue;
+      }
+      const size_t n = static_cast<size_t>(lanes);
+      const int64_t o1 = lanes, o2 = 2 * lanes, o3 = 3 * lanes;
+      if (p11 + 4 * lanes <= in.end) {
+        MaxStep<M, true>(d, a0, w00, w01, w10, w11, p00, p01, p10, p11, n, in.end);
+        MaxStep<M, true>(d, a1, w00, w01, w10, w11, p00 + o1, p01 + o1, p10 + o1, p11 + o1, n, in.end);
+        MaxStep<M, true>(d, a2, w00, w01, w10, w11, p00 + o2, p01 + o2, p10 + o2, p11 + o2, n, in.end);
+        MaxStep<M, true>(d, a3, w00, w01, w10, w11, p00 + o3, p01 + o3, p10 + o3, p11 + o3, n, in.end);
       } else {
-        PoolStep4<M, false>(d, l0, l1, l2, l3, h0, h1, h2, h3, w00, w01, w10, w11, p00, p01, p10, p11, lanes, in.end);
+        MaxStep<M, false>(d, a0, w00, w01, w10, w11, p00, p01, p10, p11, n, in.end);
+        MaxStep<M, false>(d, a1, w00, w01, w10, w11, p00 + o1, p01 + o1, p10 + o1, p11 + o1, n, in.end);
+        MaxStep<M, false>(d, a2, w00, w01, w10, w11, p00 + o2, p01 + o2, p10 + o2, p11 + o2, n, in.end);
+        MaxStep<M, false>(d, a3, w00, w01, w10, w11, p00 + o3, p01 + o3, p10 + o3, p11 + o3, n, in.end);
       }
     }
   }
 }
 
-// One merged tap (AVG) of U vectors of channels at p into a0..a3.
+// Loads U (8, 4 or 1) vectors of channels at p and adds w times each to its own accumulator (AVG).
 template <bool Safe, int U, class D, class V>
-HWY_INLINE void MergedStep(D d, V w, const float* p, size_t tail, const float* end, V& a0, V& a1, V& a2, V& a3) {
+HWY_INLINE void MergedStep(D d, V w, const float* p, size_t tail, const float* end, V& a0, V& a1, V& a2, V& a3,
+                           V& a4, V& a5, V& a6, V& a7) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t n = U == 1 ? tail : hn::Lanes(d);
-  a0 = hn::MulAdd(w, Safe ? hn::LoadU(d, p) : LoadPartial(d, p, n, end), a0);
-  if (U > 1) {
-    a1 = hn::MulAdd(w, Safe ? hn::LoadU(d, p + lanes) : LoadPartial(d, p + lanes, n, end), a1);
-    a2 = hn::MulAdd(w, Safe ? hn::LoadU(d, p + 2 * lanes) : LoadPartial(d, p + 2 * lanes, n, end), a2);
-    a3 = hn::MulAdd(w, Safe ? hn::LoadU(d, p + 3 * lanes) : LoadPartial(d, p + 3 * lanes, n, end), a3);
+  auto load = [&](int64_t i) { return Safe ? hn::LoadU(d, p + i * lanes) : LoadPartial(d, p + i * lanes, n, end); };
+  a0 = hn::MulAdd(w, load(0), a0);
+  if (U >= 4) {
+    a1 = hn::MulAdd(w, load(1), a1);
+    a2 = hn::MulAdd(w, load(2), a2);
+    a3 = hn::MulAdd(w, load(3), a3);
+  }
+  if (U == 8) {
+    a4 = hn::MulAdd(w, load(4), a4);
+    a5 = hn::MulAdd(w, load(5), a5);
+    a6 = hn::MulAdd(w, load(6), a6);
+    a7 = hn::MulAdd(w, load(7), a7);
   }
 }
 
-// One merged pixel row of a bin (AVG): even columns feed chain l, odd columns chain h, so consecutive taps'
-// FMAs are independent.
-template <bool Safe, int U, class D, class V>
-HWY_INLINE void MergedRow(D d, const float* row, float wy, const MergedTap* cols, int64_t nx, size_t tail,
-                          const float* end, V& l0, V& l1, V& l2, V& l3, V& h0, V& h1, V& h2, V& h3) {
-  int64_t j = 0;
-  for (; j + 1 < nx; j += 2) {
-    const V wa = hn::Set(d, wy * cols[j].weight), wb = hn::Set(d, wy * cols[j + 1].weight);
-    MergedStep<Safe, U>(d, wa, row + cols[j].offset, tail, end, l0, l1, l2, l3);
-    MergedStep<Safe, U>(d, wb, row + cols[j + 1].offset, tail, end, h0, h1, h2, h3);
-  }
-  if (j < nx) MergedStep<Safe, U>(d, hn::Set(d, wy * cols[j].weight), row + cols[j].offset, tail, end, l0, l1, l2, l3);
-}
-
-// AVG of U vectors of channels at c over a bin's merged taps: each distinct pixel is read once. `max_col` is the
-// largest column offset, so one check per row covers all of its loads.
+// AVG of U vectors of channels at c over a bin's merged taps (merged_taps.h): each distinct pixel is read once,
+// in row-major order, into one chain per vector, so every channel sees the same arithmetic whichever U handles
+// it (results do not depend on how threads split channels). `max_col` is the largest column offset: one bounds
+// check per row covers all of its loads.
 template <int U, class D, class V>
 HWY_INLINE void AccumulateMerged(D d, const ChannelsLast& in, const MergedTap* rows, int64_t ny, const MergedTap* cols,
-                                 int64_t nx, int64_t max_col, int64_t c, size_t tail, V& l0, V& l1, V& l2, V& l3,
-                                 V& h0, V& h1, V& h2, V& h3) {
+                                 int64_t nx, int64_t max_col, int64_t c, size_t tail, V& a0, V& a1, V& a2, V& a3,
+                                 V& a4, V& a5, V& a6, V& a7) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t r = 0; r < ny; ++r) {
     const float* row = in.base + rows[r].offset + c;
+    const float wy = rows[r].weight;
     if (row + max_col + U * lanes <= in.end) {
-      MergedRow<true, U>(d, row, rows[r].weight, cols, nx, tail, in.end, l0, l1, l2, l3, h0, h1, h2, h3);
+      for (int64_t j = 0; j < nx; ++j) {
+        MergedStep<true, U>(d, hn::Set(d, wy * cols[j].weight), row + cols[j].offset, tail, in.end, a0, a1, a2, a3,
+                            a4, a5, a6, a7);
+      }
     } else {
-      MergedRow<false, U>(d, row, rows[r].weight, cols, nx, tail, in.end, l0, l1, l2, l3, h0, h1, h2, h3);
+      for (int64_t j = 0; j < nx; ++j) {
+        MergedStep<false, U>(d, hn::Set(d, wy * cols[j].weight), row + cols[j].offset, tail, in.end, a0, a1, a2,
+                             a3, a4, a5, a6, a7);
+      }
     }
   }
 }
 
-// Pools channels [0, channels) of one bin into out[0, channels). `first`: start from the mode's identity, else
-// resume from the partial state in `out`; `last`: finish (divide by the count) — a bin may be processed in
-// several calls over sample-row ranges with the exact same arithmetic as one call.
-template <PoolMode M, class D>
-HWY_NOINLINE void PoolBin(D d, const ChannelsLast& in, const BinSamples& s, int64_t channels, bool first, bool last,
-                          float* out) {
+// AVG of channels [0, channels) of one bin into out[0, channels), with PoolBinMax's first/last protocol. Eight
+// vectors per pass: eight independent FMA chains cover the FMA latency and halve the passes (and the per-tap
+// weight broadcasts) of four; 8 accumulators + weight + load fit 16-register ISAs.
+template <class D>
+HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast& in, const BinSamples& s, int64_t channels, bool first,
+                             bool last, float* out) {
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool empty = s.grid_h * s.grid_w == 0;
-  const V identity = M == PoolMode::kAvg ? hn::Zero(d) : hn::Set(d, -HUGE_VALF);
   const V count = hn::Set(d, static_cast<float>(s.grid_h * s.grid_w));
   const float* const out_end = out + channels;
-
+  // The rows of the sample rows processed now; the columns of all sample columns.
+  const int64_t ny = MergeTaps(s.y + s.iy_begin, s.iy_end - s.iy_begin, in.row_stride, s.merged);
+  const MergedTap* const rows = s.merged;
+  const MergedTap* const cols = s.merged + ny;
+  const int64_t nx = MergeTaps(s.x, s.grid_w, in.pixel_stride, s.merged + ny);
+  int64_t max_col = 0;
+  for (int64_t j = 0; j < nx; ++j) max_col = HWY_MAX(max_col, cols[j].offset);
+  auto start = [&](const float* o) { return first ? hn::Zero(d) : hn::LoadU(d, o); };
   auto finish = [&](V acc) {
-    if (empty) return hn::Zero(d);
-    return M == PoolMode::kAvg ? hn::Div(acc, count) : acc;
+    if (!last) return acc;
+    return empty ? hn::Zero(d) : hn::Div(acc, count);
   };
-  // AVG's two chains start at 0; a resumed state sits entirely in the first chain.
-  const V h_init = hn::Zero(d);
-  auto combine = [&](V l, V h) { return M == PoolMode::kAvg ? hn::Add(l, h) : l; };
-  // AVG reads merged taps: the rows of the sample rows processed now, the columns of all sample columns.
-  int64_t ny = 0, nx = 0, max_col = 0;
-  const MergedTap* rows = s.merged;
-  const MergedTap* cols = s.merged;
-  if (M == PoolMode::kAvg) {
-    ny = MergeTaps(s.y + s.iy_begin, s.iy_end - s.iy_begin, in.row_stride, s.merged);
-    nx = MergeTaps(s.x, s.grid_w, in.pixel_stride, s.merged + ny);
-    cols = s.merged + ny;
-    for (int64_t j = 0; j < nx; ++j) max_col = HWY_MAX(max_col, cols[j].offset);
-  }
   int64_t c = 0;
-  // Four vectors of channels per pass (8 AVG chains) hide FMA latency without spilling on 16-register ISAs.
+  for (; c + 8 * lanes <= channels; c += 8 * lanes) {
+    float* o = out + c;
+    V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes);
+    V a4 = start(o + 4 * lanes), a5 = start(o + 5 * lanes), a6 = start(o + 6 * lanes), a7 = start(o + 7 * lanes);
+    AccumulateMerged<8>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, a4, a5, a6, a7);
+    hn::StoreU(finish(a0), d, o);
+    hn::StoreU(finish(a1), d, o + lanes);
+    hn::StoreU(finish(a2), d, o + 2 * lanes);
+    hn::StoreU(finish(a3), d, o + 3 * lanes);
+    hn::StoreU(finish(a4), d, o + 4 * lanes);
+    hn::StoreU(finish(a5), d, o + 5 * lanes);
+    hn::StoreU(finish(a6), d, o + 6 * lanes);
+    hn::StoreU(finish(a7), d, o + 7 * lanes);
+  }
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     float* o = out + c;
-    V l0 = first ? identity : hn::LoadU(d, o), l1 = first ? identity : hn::LoadU(d, o + lanes);
-    V l2 = first ? identity : hn::LoadU(d, o + 2 * lanes), l3 = first ? identity : hn::LoadU(d, o + 3 * lanes);
-    V h0 = h_init, h1 = h_init, h2 = h_init, h3 = h_init;
-    if (M == PoolMode::kAvg) {
-      AccumulateMerged<4>(d, in, rows, ny, cols, nx, max_col, c, full, l0, l1, l2, l3, h0, h1, h2, h3);
-    } else {
-      AccumulateSamples<M, 4>(d, in, s, c, full, l0, l1, l2, l3, h0, h1, h2, h3);
-    }
-    const V r0 = combine(l0, h0), r1 = combine(l1, h1), r2 = combine(l2, h2), r3 = combine(l3, h3);
-    hn::StoreU(last ? finish(r0) : r0, d, o);
-    hn::StoreU(last ? finish(r1) : r1, d, o + lanes);
-    hn::StoreU(last ? finish(r2) : r2, d, o + 2 * lanes);
-    hn::StoreU(last ? finish(r3) : r3, d, o + 3 * lanes);
+    V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes), unused = a0;
+    AccumulateMerged<4>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, unused, unused, unused, unused);
+    hn::StoreU(finish(a0), d, o);
+    hn::StoreU(finish(a1), d, o + lanes);
+    hn::StoreU(finish(a2), d, o + 2 * lanes);
+    hn::StoreU(finish(a3), d, o + 3 * lanes);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V l0 = first ? identity : LoadPartial(d, out + c, n, out_end);
-    V h0 = h_init, unused = h_init;
-    if (M == PoolMode::kAvg) {
-      AccumulateMerged<1>(d, in, rows, ny, cols, nx, max_col, c, n, l0, unused, unused, unused, h0, unused, unused,
-                          unused);
-    } else {
-      AccumulateSamples<M, 1>(d, in, s, c, n, l0, unused, unused, unused, h0, unused, unused, unused);
-    }
-    const V r = combine(l0, h0);
-    StorePartial(d, last ? finish(r) : r, out + c, n);
+    V a0 = first ? hn::Zero(d) : LoadPartial(d, out + c, n, out_end), unused = a0;
+    AccumulateMerged<1>(d, in, rows, ny, cols, nx, max_col, c, n, a0, unused, unused, unused, unused, unused, unused,
+                        unused);
+    StorePartial(d, finish(a0), out + c, n);
+  }
+}
+
+// MAX or MAX_ONNX of channels [0, channels) of one bin into out[0, channels). `first`: start from -inf, else
+// resume from the partial state in `out`; `last`: finish (a bin without samples is 0) — a bin may be processed
+// in several calls over sample-row ranges with the exact same result as one call. Four vectors per pass hide the
+// max latency without spilling on 16-register ISAs.
+template <PoolMode M, class D>
+HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast& in, const BinSamples& s, int64_t channels, bool first,
+                             bool last, float* out) {
+  using V = hn::Vec<D>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const size_t full = static_cast<size_t>(lanes);
+  const bool empty = s.grid_h * s.grid_w == 0;
+  const float* const out_end = out + channels;
+  auto start = [&](const float* o) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, o); };
+  auto finish = [&](V acc) { return last && empty ? hn::Zero(d) : acc; };
+  int64_t c = 0;
+  for (; c + 4 * lanes <= channels; c += 4 * lanes) {
+    float* o = out + c;
+    V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes);
+    MaxSamples<M, 4>(d, in, s, c, full, a0, a1, a2, a3);
+    hn::StoreU(finish(a0), d, o);
+    hn::StoreU(finish(a1), d, o + lanes);
+    hn::StoreU(finish(a2), d, o + 2 * lanes);
+    hn::StoreU(finish(a3), d, o + 3 * lanes);
+  }
+  for (; c < channels; c += lanes) {
+    const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
+    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, out + c, n, out_end), unused = a0;
+    MaxSamples<M, 1>(d, in, s, c, n, a0, unused, unused, unused);
+    StorePartial(d, finish(a0), out + c, n);
   }
 }
 
@@ -272,12 +289,12 @@ HWY_INLINE void PoolBinAnyMode(D d, PoolMode mode, const ChannelsLast& in, const
                                bool first, bool last, float* out) {
   switch (mode) {
     case PoolMode::kMax:
-      return PoolBin<PoolMode::kMax>(d, in, s, channels, first, last, out);
+      return PoolBinMax<PoolMode::kMax>(d, in, s, channels, first, last, out);
     case PoolMode::kMaxOnnx:
-      return PoolBin<PoolMode::kMaxOnnx>(d, in, s, channels, first, last, out);
+      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, s, channels, first, last, out);
     case PoolMode::kAvg:
     default:
-      return PoolBin<PoolMode::kAvg>(d, in, s, channels, first, last, out);
+      return PoolBinAvg(d, in, s, channels, first, last, out);
   }
 }
 

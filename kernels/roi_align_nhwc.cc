@@ -17,8 +17,9 @@ namespace internal {
 namespace HWY_NAMESPACE {
 
 // Bytes of tap pixels one pass over a bin's samples may touch before the pass is split into sample-row chunks.
-// PoolBin makes one pass per 4 vectors of channels; when a large adaptive bin's footprint exceeds L2, every pass
-// would refetch it from L3. Chunks keep it in L2 across passes (measured: adaptive workload, see issue 5).
+// The bin loop makes one pass per 8 (AVG) or 4 (MAX) vectors of channels; when a large adaptive bin's footprint
+// exceeds L2, every pass would refetch it from L3. Chunks keep it in L2 across passes (measured: adaptive
+// workload, see issue 5).
 constexpr int64_t kBinFootprintBytes = 256 * 1024;
 
 // Per RoI: one x and one y tap table (separable geometry), then every bin straight from the input.
@@ -42,7 +43,7 @@ void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
     for (int64_t ph = 0; ph < PH; ++ph) {
       for (int64_t pw = 0; pw < PW; ++pw) {
         float* out = p.output + ((k * PH + ph) * PW + pw) * C + c_begin;
-        // The output holds the partial state between chunks (PoolBin's first/last protocol).
+        // The output holds the partial state between chunks (the bin loop's first/last protocol).
         for (int64_t iy0 = 0; iy0 == 0 || iy0 < gy.grid; iy0 += rows_per_chunk) {
           const int64_t iy1 = std::min(gy.grid, iy0 + rows_per_chunk);
           const BinSamples s = {scratch.y_taps.data() + ph * gy.grid, scratch.x_taps.data() + pw * gx.grid,
