@@ -45,7 +45,7 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
   int64_t block_size;
   if (impl.channel_block > 0) {
     // Planar kernels: a fixed block of channels for all RoIs before the next block, so the block's planes
-    // (32 of the default 200x272 map: 7 MB) stay in the last-level cache while every RoI reads them.
+    // (64 of the default 200x272 map: 14 MB) stay in the last-level cache while every RoI reads them.
     block_size = impl.channel_block;
   } else {
     // Channels-last kernels read each tap pixel's channels contiguously, which the prefetchers stream; keep
