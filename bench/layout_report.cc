@@ -125,7 +125,7 @@ void WriteFile(const std::string& path, const void* data, size_t bytes) {
 struct Row {
   std::string workload, isa, path;
   int threads;
-  double ms, fraction, gfma;
+  double ms, fraction, gfma, load_gb;
 };
 
 }  // namespace
@@ -268,7 +268,8 @@ int Main(int argc, char** argv) {
                        {"NHWC->NCHW kernel->NHWC", s_via_nchw},
                        {"NCHW->NHWC kernel->NCHW", s_via_nhwc}};
         for (const auto& r : results) {
-          rows.push_back({spec.name, t->isa, r.path, nt, r.s * 1e3, lim / r.s, w.fmas / r.s / 1e9});
+          rows.push_back(
+              {spec.name, t->isa, r.path, nt, r.s * 1e3, lim / r.s, w.fmas / r.s / 1e9, w.loaded_bytes / r.s / 1e9});
         }
         const bool nhwc_wins = s_nhwc < s_nchw;
         char winner[96];
@@ -296,7 +297,8 @@ int Main(int argc, char** argv) {
       const Row& r = rows[i];
       j << "    {\"workload\": \"" << r.workload << "\", \"isa\": \"" << r.isa << "\", \"threads\": " << r.threads
         << ", \"path\": \"" << r.path << "\", \"ms\": " << r.ms << ", \"fraction_of_limit\": " << r.fraction
-        << ", \"gfma_per_s\": " << r.gfma << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+        << ", \"gfma_per_s\": " << r.gfma << ", \"load_gb_per_s\": " << r.load_gb << "}"
+        << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";
     std::fprintf(stderr, "wrote %s\n", json_path.c_str());

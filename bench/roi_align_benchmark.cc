@@ -52,6 +52,8 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
   state.counters["GFMA/s"] = benchmark::Counter(w.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["GB/s"] = benchmark::Counter((w.output_bytes + w.distinct_input_bytes) * 1e-9,
                                               benchmark::Counter::kIsIterationInvariantRate);
+  // Bytes the bin loops load (merged taps for AVG) over time: how far the loads are from cache bandwidth.
+  state.counters["load_GB/s"] = benchmark::Counter(w.loaded_bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   // fraction_of_limit = T_lim / T_measured, as a rate: T_lim per iteration over the measured time.
   state.counters["fraction_of_limit"] = benchmark::Counter(limit, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(kernel->name());

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
 
 namespace roialign {
@@ -22,6 +23,27 @@ struct Rng {
   }
   float Uniform() { return static_cast<float>(Next() >> 40) / static_cast<float>(1 << 24); }  // [0, 1)
 };
+
+// Pixels one RoI's bin loops load (see Workload::loaded_bytes).
+double LoadedPixels(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, const WorkloadSpec& spec,
+                    int64_t H, int64_t W) {
+  const int64_t P = spec.pooled;
+  std::vector<internal::AxisTap> ty(static_cast<size_t>(P * gy.grid)), tx(static_cast<size_t>(P * gx.grid));
+  internal::FillAxisTaps(gy, P, H, ty.data());
+  internal::FillAxisTaps(gx, P, W, tx.data());
+  std::vector<internal::MergedTap> merged(static_cast<size_t>(2 * std::max(gy.grid, gx.grid)));
+  double rows = 0, cols = 0;  // summed over bins along each axis
+  for (int64_t b = 0; b < P; ++b) {
+    if (spec.pool_mode == PoolMode::kAvg) {
+      rows += static_cast<double>(internal::MergeTaps(ty.data() + b * gy.grid, gy.grid, 1, merged.data()));
+      cols += static_cast<double>(internal::MergeTaps(tx.data() + b * gx.grid, gx.grid, 1, merged.data()));
+    } else {  // 2 taps per valid sample along each axis
+      for (int64_t i = 0; i < gy.grid; ++i) rows += ty[static_cast<size_t>(b * gy.grid + i)].valid ? 2 : 0;
+      for (int64_t i = 0; i < gx.grid; ++i) cols += tx[static_cast<size_t>(b * gx.grid + i)].valid ? 2 : 0;
+    }
+  }
+  return rows * cols;  // every bin row pairs with every bin column
+}
 
 }  // namespace
 
@@ -90,6 +112,7 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
     const internal::AxisGeometry gy = internal::AxisOf(r[2], r[4], spec.pooled, params);
     const internal::AxisGeometry gx = internal::AxisOf(r[1], r[3], spec.pooled, params);
     w.fmas += static_cast<double>(C * spec.pooled * spec.pooled * 4 * gy.grid * gx.grid);
+    w.loaded_bytes += static_cast<double>(C) * 4.0 * LoadedPixels(gy, gx, spec, H, W);
     for (int64_t ph = 0; ph < spec.pooled; ++ph) {
       for (int64_t iy = 0; iy < gy.grid; ++iy) {
         const internal::AxisTap ty = internal::TapOf(internal::SamplePosition(gy, ph, iy), H);

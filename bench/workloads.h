@@ -37,6 +37,9 @@ struct Workload {
   double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
   double output_bytes = 0;
   double distinct_input_bytes = 0;  // pixels any tap touches, times C * 4
+  // What the kernels' bin loops load, times C * 4: AVG one load per distinct pixel of each bin (merged taps),
+  // MAX modes 4 per valid sample. Over the measured time it is the load bandwidth the kernel sustains.
+  double loaded_bytes = 0;
   Params ParamsFor(Layout layout) const;
   Inputs InputsFor(Layout layout) const;
   size_t OutputSize() const { return static_cast<size_t>(spec.num_rois * spec.channels * spec.pooled * spec.pooled); }

@@ -95,6 +95,13 @@ inline AxisTap TapOf(float pos, int64_t size) {
   return t;
 }
 
+// Fills taps[b * grid + i] for every sample of an axis of `size` pixels.
+inline void FillAxisTaps(const AxisGeometry& g, int64_t pooled, int64_t size, AxisTap* taps) {
+  for (int64_t b = 0; b < pooled; ++b) {
+    for (int64_t i = 0; i < g.grid; ++i) taps[b * g.grid + i] = TapOf(SamplePosition(g, b, i), size);
+  }
+}
+
 // The four coordinates (x1, y1, x2, y2) of RoI k and its batch index (already validated).
 struct RoiRecord {
   int64_t batch;

@@ -45,13 +45,6 @@ struct Scratch {
   }
 };
 
-// Fills taps[b * grid + i] for every sample of an axis of `size` pixels.
-inline void FillAxisTaps(const AxisGeometry& g, int64_t pooled, int64_t size, AxisTap* taps) {
-  for (int64_t b = 0; b < pooled; ++b) {
-    for (int64_t i = 0; i < g.grid; ++i) taps[b * g.grid + i] = TapOf(SamplePosition(g, b, i), size);
-  }
-}
-
 }  // namespace internal
 }  // namespace roialign
 
