@@ -21,6 +21,10 @@ struct Problem {
   int64_t max_grid_h = 0, max_grid_w = 0;  // largest sampling grid of any RoI (sizes scratch)
   double footprint_pixels = 0;             // sum over RoIs of an upper bound on the pixels their taps read
 
+  // Channels-last kernels only (row_bands.h): when band_rows > 0, process only the sample rows in band `band`
+  // of num_bands bands of band_rows map rows; bins resume from and leave their partial state in the output.
+  int64_t band_rows = 0, band = 0, num_bands = 1;
+
   // Planar kernels only: when set, channels [shared_c_begin, shared_c_begin + shared_channels) of the input are
   // also available channels-last here (N x H x W x shared_channels), prepared once for all RoIs.
   const float* shared_nhwc = nullptr;

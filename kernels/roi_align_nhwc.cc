@@ -9,6 +9,7 @@
 
 #include "kernels/kernel_tables.h"
 #include "kernels/roi_align-inl.h"
+#include "kernels/row_bands.h"
 #include "kernels/scratch.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -40,14 +41,28 @@ void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
     // range, so that chunking (which changes AVG's rounding) never depends on how threads split the channels.
     const int64_t row_bytes = std::max<int64_t>(1, gx.grid * 4 * C * 4);
     const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / row_bytes);
+    int64_t first_band = 0, last_band = 0;
+    const bool banded =
+        p.band_rows > 0 && RoiBands(gy, PH, scratch.y_taps.data(), p.band_rows, p.num_bands, &first_band, &last_band);
+    if (p.band < first_band || p.band > last_band) continue;  // not in this band (unbanded: whole in band 0)
     for (int64_t ph = 0; ph < PH; ++ph) {
+      // Sample rows [ib, ie) of this row of bins belong to this call's band.
+      const AxisTap* ty = scratch.y_taps.data() + ph * gy.grid;
+      int64_t ib = 0, ie = gy.grid;
+      if (banded) {
+        auto band = [&](int64_t iy) { return BandOfSampleRow(gy, ty[iy], ph, iy, p.band_rows, p.num_bands); };
+        while (ib < gy.grid && band(ib) < p.band) ++ib;
+        ie = ib;
+        while (ie < gy.grid && band(ie) == p.band) ++ie;
+        if (ib == ie) continue;
+      }
       for (int64_t pw = 0; pw < PW; ++pw) {
         float* out = p.output + ((k * PH + ph) * PW + pw) * C + c_begin;
-        // The output holds the partial state between chunks (the bin loop's first/last protocol).
-        for (int64_t iy0 = 0; iy0 == 0 || iy0 < gy.grid; iy0 += rows_per_chunk) {
-          const int64_t iy1 = std::min(gy.grid, iy0 + rows_per_chunk);
-          const BinSamples s = {scratch.y_taps.data() + ph * gy.grid, scratch.x_taps.data() + pw * gx.grid,
-                                gy.grid, gx.grid, iy0, iy1, scratch.merged.data()};
+        // The output holds the partial state between chunks and bands (the bin loop's first/last protocol).
+        for (int64_t iy0 = ib; iy0 == ib || iy0 < ie; iy0 += rows_per_chunk) {
+          const int64_t iy1 = std::min(ie, iy0 + rows_per_chunk);
+          const BinSamples s = {ty, scratch.x_taps.data() + pw * gx.grid, gy.grid, gx.grid, iy0, iy1,
+                                scratch.merged.data()};
           PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, iy0 == 0, iy1 == gy.grid, out);
         }
       }

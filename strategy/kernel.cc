@@ -6,6 +6,7 @@
 
 #include "kernels/parallel.h"
 #include "kernels/roi_geometry.h"
+#include "kernels/row_bands.h"
 #include "kernels/scratch.h"
 #include "roialign/roialign.hpp"
 #include "strategy/kernel_access.h"
@@ -72,6 +73,45 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
     if (transform_blocks) shared.reset(new float[static_cast<size_t>(problem.batch * HW * block_size)]);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory allocating per-thread scratch for " + impl.name);
+  }
+  const int64_t band_rows = internal::BandRows(problem.width, C);
+  const int64_t num_bands = (problem.height + band_rows - 1) / band_rows;
+  if (impl.row_bands && num_bands > 1) {
+    // The map exceeds a band: all RoIs go over one band of rows at a time (row_bands.h). A RoI's bins carry
+    // partial state from band to band, so bands run one after another; within a band, tasks are (channel
+    // block, RoI) as below.
+    std::vector<int64_t> first(static_cast<size_t>(K)), last(static_cast<size_t>(K));
+    try {
+      std::vector<internal::AxisTap> taps(static_cast<size_t>(problem.params.pooled_height * problem.max_grid_h));
+      for (int64_t k = 0; k < K; ++k) {
+        const internal::RoiRecord r = internal::RoiAt(problem.rois, problem.batch_indices, k);
+        const internal::AxisGeometry gy = internal::AxisOf(r.y1, r.y2, problem.params.pooled_height, problem.params);
+        internal::FillAxisTaps(gy, problem.params.pooled_height, problem.height, taps.data());
+        internal::RoiBands(gy, problem.params.pooled_height, taps.data(), band_rows, num_bands,
+                           &first[static_cast<size_t>(k)], &last[static_cast<size_t>(k)]);
+      }
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kOutOfMemory, "out of memory planning row bands for " + impl.name);
+    }
+    internal::Problem p = problem;
+    p.band_rows = band_rows;
+    p.num_bands = num_bands;
+    std::vector<int64_t> rois;
+    rois.reserve(static_cast<size_t>(K));
+    for (int64_t band = 0; band < num_bands; ++band) {
+      rois.clear();
+      for (int64_t k : order) {
+        if (first[static_cast<size_t>(k)] <= band && band <= last[static_cast<size_t>(k)]) rois.push_back(k);
+      }
+      p.band = band;
+      const int64_t n = static_cast<int64_t>(rois.size());
+      internal::ParallelFor(n * num_blocks, threads, [&](int64_t task, int thread) {
+        const int64_t block = task / n, k = rois[static_cast<size_t>(task % n)];
+        const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
+        impl.builtin(p, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
+      });
+    }
+    return Status::Ok();
   }
   if (!transform_blocks) {
     // Block-major tasks: consecutive tasks share a channel block and visit RoIs in locality order.

@@ -30,6 +30,7 @@ struct Implementation {
   RoiAlignFn builtin = nullptr;  // built-in kernels
   bool needs_tile = false;       // the kernel uses Scratch::tile
   int64_t channel_block = 0;     // > 0: tasks are blocks of this many channels over all RoIs (planar kernels)
+  bool row_bands = false;        // the kernel can run RoIs band by band of map rows (kernels/row_bands.h)
   std::function<Status(const roialign_problem&)> custom;  // registered by a user
 };
 
