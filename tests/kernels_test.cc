@@ -171,14 +171,7 @@ TEST_P(KernelTest, PlanarTilePathAndSharedPathMatchReference) {
     params.sampling_ratio = shape.second;
     params.pool_mode = pool;
     const std::vector<float> ref = RunOrFail("generic", params, data);
-    Inputs in;
-    in.input = data.input.data();
-    in.batch = data.n;
-    in.channels = data.c;
-    in.height = data.h;
-    in.width = data.w;
-    in.rois = data.rois5.data();
-    in.num_rois = data.k();
+    const Inputs in = InputsOf(data, data.input.data());
     for (bool shared : {false, true}) {
       std::vector<float> out(ref.size(), NAN);
       internal::Problem p;
@@ -247,14 +240,7 @@ TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
       params.pool_mode = pool;
       params.layout = Layout::kNHWC;
       const std::vector<float> ref = RunOrFail("generic", params, data);
-      Inputs in;
-      in.input = nhwc.data();
-      in.batch = data.n;
-      in.channels = data.c;
-      in.height = data.h;
-      in.width = data.w;
-      in.rois = data.rois5.data();
-      in.num_rois = data.k();
+      const Inputs in = InputsOf(data, nhwc.data());
       for (int64_t band_rows : {1, 4, 13}) {
         std::vector<float> out(ref.size(), NAN);
         internal::Problem p;

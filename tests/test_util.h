@@ -72,6 +72,20 @@ inline Problem RandomProblem(std::mt19937* rng, int64_t n, int64_t c, int64_t h,
   return p;
 }
 
+// Inputs describing `p` with its map at `map` (p.input, or a channels-last copy of it).
+inline Inputs InputsOf(const Problem& p, const float* map, bool use_batch_indices = false) {
+  Inputs in;
+  in.input = map;
+  in.batch = p.n;
+  in.channels = p.c;
+  in.height = p.h;
+  in.width = p.w;
+  in.rois = use_batch_indices ? p.rois4.data() : p.rois5.data();
+  in.batch_indices = use_batch_indices ? p.batch_idx.data() : nullptr;
+  in.num_rois = p.k();
+  return in;
+}
+
 // Selects `target` for `params` and runs it; fails the test on any error.
 inline std::vector<float> RunOrFail(const std::string& target, const Params& params, const Problem& p,
                                     bool use_batch_indices = false, int threads = 1,
@@ -81,17 +95,10 @@ inline std::vector<float> RunOrFail(const std::string& target, const Params& par
   std::vector<float> out(static_cast<size_t>(p.k() * p.c * params.pooled_height * params.pooled_width), -777.0f);
   if (!sel.ok()) return out;
   if (kernel_name) *kernel_name = sel->name();
-  Inputs in;
   const std::vector<float> nhwc = params.layout == Layout::kNHWC ? ToNhwc(p.input, p.n, p.c, p.h, p.w)
                                                                    : std::vector<float>();
-  in.input = params.layout == Layout::kNHWC ? nhwc.data() : p.input.data();
-  in.batch = p.n;
-  in.channels = p.c;
-  in.height = p.h;
-  in.width = p.w;
-  in.rois = use_batch_indices ? p.rois4.data() : p.rois5.data();
-  in.batch_indices = use_batch_indices ? p.batch_idx.data() : nullptr;
-  in.num_rois = p.k();
+  const Inputs in =
+      InputsOf(p, params.layout == Layout::kNHWC ? nhwc.data() : p.input.data(), use_batch_indices);
   const Status s = sel->Run(in, out.data(), threads);
   EXPECT_TRUE(s.ok()) << s.message();
   return out;
