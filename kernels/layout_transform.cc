@@ -10,44 +10,17 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/transpose-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
 
-// dst[j * rows + i] = src[i * cols + j] for i in [i0, i1), j in [j0, j1).
-void TransposeBlock(const float* src, int64_t rows, int64_t cols, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
-                    float* dst) {
-  int64_t i = i0;
-#if HWY_TARGET != HWY_SCALAR
-  const hn::FixedTag<float, 4> d;
-  const hn::Repartition<uint64_t, decltype(d)> d64;
-  for (; i + 4 <= i1; i += 4) {
-    int64_t j = j0;
-    for (; j + 4 <= j1; j += 4) {
-      const float* s = src + i * cols + j;
-      const auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + cols);
-      const auto r2 = hn::LoadU(d, s + 2 * cols), r3 = hn::LoadU(d, s + 3 * cols);
-      // (a0 b0 a1 b1), (c0 d0 c1 d1), (a2 b2 a3 b3), (c2 d2 c3 d3)
-      const auto t0 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));
-      const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
-      const auto t2 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));
-      const auto t3 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
-      float* o = dst + j * rows + i;
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, t0, t1)), d, o);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1)), d, o + rows);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, t2, t3)), d, o + 2 * rows);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3)), d, o + 3 * rows);
-    }
-    for (; j < j1; ++j) {
-      for (int64_t ii = i; ii < i + 4; ++ii) dst[j * rows + ii] = src[ii * cols + j];
-    }
-  }
-#endif
-  for (; i < i1; ++i) {
-    for (int64_t j = j0; j < j1; ++j) dst[j * rows + i] = src[i * cols + j];
-  }
+// Exported for dynamic dispatch (the body is in transpose-inl.h, shared with the planar kernel).
+void TransposeBlock(const float* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1, int64_t j0,
+                    int64_t j1, float* dst) {
+  TransposeTile(src, src_stride, dst_stride, i0, i1, j0, j1, dst);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -56,6 +29,7 @@ void TransposeBlock(const float* src, int64_t rows, int64_t cols, int64_t i0, in
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "kernels/layout_transform.h"
 #include "kernels/parallel.h"
 #include "roialign/roialign.hpp"
 
@@ -90,25 +64,35 @@ Status CheckShape(const float* input, int64_t n, int64_t c, int64_t h, int64_t w
   return Status::Ok();
 }
 
-// dst[j * rows + i] = src[i * cols + j] for each of `batch` matrices of rows x cols.
-void Transpose(const float* src, int64_t batch, int64_t rows, int64_t cols, float* dst, int32_t num_threads) {
+// dst[b * rows * cols + j * dst_stride + i] = src[b * rows * cols + i * src_stride + j] for each of `batch`
+// rows x cols matrices, i < rows, j < cols.
+void Transpose(const float* src, int64_t src_stride, int64_t batch, int64_t rows, int64_t cols, float* dst,
+               int64_t dst_stride, int32_t num_threads) {
   const int64_t row_blocks = (rows + kBlock - 1) / kBlock, col_blocks = (cols + kBlock - 1) / kBlock;
   const int64_t tasks = batch * row_blocks * col_blocks;
   internal::ParallelFor(tasks, internal::ResolveThreadCount(num_threads, tasks), [&](int64_t t, int) {
     const int64_t b = t / (row_blocks * col_blocks), rb = (t / col_blocks) % row_blocks, cb = t % col_blocks;
-    HWY_DYNAMIC_DISPATCH(internal::TransposeBlock)(src + b * rows * cols, rows, cols, rb * kBlock, std::min(rows, (rb + 1) * kBlock), cb * kBlock,
-          std::min(cols, (cb + 1) * kBlock), dst + b * rows * cols);
+    HWY_DYNAMIC_DISPATCH(internal::TransposeBlock)(src + b * rows * cols, src_stride, dst_stride, rb * kBlock,
+                                                   std::min(rows, (rb + 1) * kBlock), cb * kBlock,
+                                                   std::min(cols, (cb + 1) * kBlock), dst + b * rows * cols);
   });
 }
 
 }  // namespace
+
+namespace internal {
+void PlanesToChannelsLast(const float* planes, int64_t channels, int64_t plane_stride, int64_t pixels, float* dst,
+                          int32_t num_threads) {
+  Transpose(planes, plane_stride, 1, channels, pixels, dst, channels, num_threads);
+}
+}  // namespace internal
 
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   int32_t num_threads) {
   int64_t elements = 0;
   Status s = CheckShape(input, batch, channels, height, width, output, &elements);
   if (!s.ok() || elements == 0) return s;
-  Transpose(input, batch, channels, height * width, output, num_threads);
+  Transpose(input, height * width, batch, channels, height * width, output, channels, num_threads);
   return Status::Ok();
 }
 
@@ -117,7 +101,7 @@ Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t h
   int64_t elements = 0;
   Status s = CheckShape(input, batch, channels, height, width, output, &elements);
   if (!s.ok() || elements == 0) return s;
-  Transpose(input, batch, height * width, channels, output, num_threads);
+  Transpose(input, channels, batch, height * width, channels, output, height * width, num_threads);
   return Status::Ok();
 }
 

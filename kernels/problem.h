@@ -25,10 +25,12 @@ struct Problem {
   // of num_bands bands of band_rows map rows; bins resume from and leave their partial state in the output.
   int64_t band_rows = 0, band = 0, num_bands = 1;
 
-  // Planar kernels only: when set, channels [shared_c_begin, shared_c_begin + shared_channels) of the input are
-  // also available channels-last here (N x H x W x shared_channels), prepared once for all RoIs.
+  // Planar kernels only: when set, map rows [shared_row_begin, shared_row_end) of image shared_image, all
+  // channels, are also available channels-last here ((shared_row_end - shared_row_begin) x W x C), prepared
+  // once for all of the image's RoIs. The call then processes only the sample rows of band `band` (as above),
+  // whose taps all lie in those rows; its RoIs belong to shared_image and are split by band (RoiBands).
   const float* shared_nhwc = nullptr;
-  int64_t shared_c_begin = 0, shared_channels = 0;
+  int64_t shared_image = 0, shared_row_begin = 0, shared_row_end = 0;
 };
 
 struct Scratch;

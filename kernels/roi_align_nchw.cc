@@ -11,7 +11,9 @@
 
 #include "kernels/kernel_tables.h"
 #include "kernels/roi_align-inl.h"
+#include "kernels/row_bands.h"
 #include "kernels/scratch.h"
+#include "kernels/transpose-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace roialign {
@@ -46,6 +48,16 @@ void RemapTaps(const AxisTap* taps, int64_t n_outer, int64_t stride, int64_t j0,
       }
       out[i * stride + j] = t;
     }
+  }
+}
+
+// Channels [0, n) of `count` channels-last bins (bin_stride floats apart) into n planes plane_stride apart, four
+// planes at a time: the stores then run along the planes (a RoI's output is one contiguous block) instead of
+// across 4n lines.
+void BinsToPlanes(const float* bins, int64_t count, int64_t bin_stride, int64_t n, float* planes,
+                  int64_t plane_stride) {
+  for (int64_t j = 0; j < n; j += 4) {
+    TransposeTile(bins, bin_stride, plane_stride, 0, count, j, std::min(n, j + 4), planes);
   }
 }
 
@@ -105,43 +117,70 @@ void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_
         }
       }
     }
-    // Transpose the finished bins into the planar output.
-    for (int64_t ci = 0; ci < n; ++ci) {
-      float* plane = p.output + (w.k * p.channels + c + ci) * PH * PW;
-      for (int64_t ph = ph0; ph < ph1; ++ph) {
-        for (int64_t pw = pw0; pw < pw1; ++pw) {
-          plane[ph * PW + pw] = bins[((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride + ci];
-        }
-      }
+    // Transpose the finished bins into the planar output, one row of bins at a time.
+    float* const planes = p.output + (w.k * p.channels + c) * PH * PW;
+    for (int64_t ph = ph0; ph < ph1; ++ph) {
+      BinsToPlanes(bins + (ph - ph0) * (pw1 - pw0) * stride, pw1 - pw0, stride, n, planes + ph * PW + pw0,
+                   PH * PW);
     }
   }
 }
 
-// The RoI's bins from the block's channels-last copy that the strategy layer prepared for all RoIs: no tile to
-// build, only the bins to transpose back into planar output.
+// The RoI's bins from the channels-last band of map rows that the strategy layer prepared for all RoIs of the
+// image: only the sample rows in the band, with y taps made relative to its first row. The bins with samples in
+// the band are consecutive rows of bins; they are pooled channels-last and transposed into the planar output in
+// 4x4 register tiles. A bin row that began in an earlier band resumes from its partial state in the output
+// (first/last protocol), transposed back first.
 void ProcessShared(const RoiWork& w) {
   const hn::ScalableTag<float> d;
   const Problem& p = w.p;
   Scratch& s = w.s;
-  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, HW = p.height * p.width;
-  const int64_t gh = w.gy.grid, gw = w.gx.grid, n = w.c_end - w.c_begin, sc = p.shared_channels;
-  const float* block = p.shared_nhwc + w.batch * HW * sc;
-  const ChannelsLast in = {block + (w.c_begin - p.shared_c_begin), p.shared_nhwc + p.batch * HW * sc, p.width * sc,
-                           sc};
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, C = p.channels;
+  const int64_t gh = w.gy.grid, gw = w.gx.grid, n = w.c_end - w.c_begin;
+  HWY_DASSERT(w.batch == p.shared_image);
+  const int64_t r0 = p.shared_row_begin;
+  const float* const band_end = p.shared_nhwc + (p.shared_row_end - r0) * p.width * C;
+  const ChannelsLast in = {p.shared_nhwc + w.c_begin, band_end, p.width * C, C};
   float* const bins = s.bins.get();
+  float* const planes = p.output + (w.k * C + w.c_begin) * PH * PW;
+  // Sample rows [ib, ie) of each bin row in the band (y taps rebased), and the bin rows [ph0, ph1) that have any.
+  int64_t ph0 = PH, ph1 = 0, resume_ph = -1;
+  for (int64_t ph = 0; ph < PH; ++ph) {
+    const AxisTap* ty = s.y_taps.data() + ph * gh;
+    int64_t ib = 0, ie = 0;
+    if (!SampleRowsInBand(w.gy, ty, ph, p.band_rows, p.band, p.num_bands, &ib, &ie)) continue;
+    s.band_samples[2 * ph] = ib;
+    s.band_samples[2 * ph + 1] = ie;
+    ph0 = std::min(ph0, ph);
+    ph1 = ph + 1;
+    if (ib > 0) resume_ph = ph;
+    AxisTap* band_ty = s.y_tile_taps.data() + ph * gh;
+    for (int64_t iy = ib; iy < ie; ++iy) {
+      band_ty[iy] = ty[iy];
+      if (!ty[iy].valid) continue;
+      HWY_DASSERT(ty[iy].lo >= r0 && ty[iy].hi < p.shared_row_end);
+      band_ty[iy].lo -= r0;
+      band_ty[iy].hi -= r0;
+    }
+  }
+  // Bins [b0, b1) of the rows in the band, as many at a time as the bins buffer holds.
   const int64_t bins_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kTileFloats) / n);
-  for (int64_t b0 = 0; b0 < PH * PW; b0 += bins_per_chunk) {
-    const int64_t b1 = std::min(PH * PW, b0 + bins_per_chunk);
+  for (int64_t b0 = ph0 * PW; b0 < ph1 * PW; b0 += bins_per_chunk) {
+    const int64_t b1 = std::min(ph1 * PW, b0 + bins_per_chunk);
+    if (resume_ph >= 0) {  // the chunk's bins of the resumed row: planar output -> channels-last bins
+      const int64_t r_begin = std::max(b0, resume_ph * PW), r_end = std::min(b1, (resume_ph + 1) * PW);
+      if (r_begin < r_end) {
+        TransposeTile(planes + r_begin, PH * PW, n, 0, n, 0, r_end - r_begin, bins + (r_begin - b0) * n);
+      }
+    }
     for (int64_t bin = b0; bin < b1; ++bin) {
       const int64_t ph = bin / PW, pw = bin % PW;
-      const BinSamples samples = {s.y_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, 0, gh,
+      const int64_t ib = s.band_samples[2 * ph], ie = s.band_samples[2 * ph + 1];
+      const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, ib, ie,
                                   s.merged.data()};
-      PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, true, true, bins + (bin - b0) * n);
+      PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, bins + (bin - b0) * n);
     }
-    for (int64_t ci = 0; ci < n; ++ci) {
-      float* plane = p.output + (w.k * p.channels + w.c_begin + ci) * PH * PW;
-      for (int64_t bin = b0; bin < b1; ++bin) plane[bin] = bins[(bin - b0) * n + ci];
-    }
+    BinsToPlanes(bins, b1 - b0, n, n, planes + b0, PH * PW);
   }
 }
 
@@ -173,7 +212,6 @@ void RoiAlignNchw(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
     FillAxisTaps(w.gy, PH, p.height, scratch.y_taps.data());
     FillAxisTaps(w.gx, PW, p.width, scratch.x_taps.data());
     if (p.shared_nhwc != nullptr) {
-      HWY_DASSERT(c_begin >= p.shared_c_begin && c_end <= p.shared_c_begin + p.shared_channels);
       ProcessShared(w);
       continue;
     }

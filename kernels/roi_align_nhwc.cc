@@ -49,13 +49,7 @@ void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
       // Sample rows [ib, ie) of this row of bins belong to this call's band.
       const AxisTap* ty = scratch.y_taps.data() + ph * gy.grid;
       int64_t ib = 0, ie = gy.grid;
-      if (banded) {
-        auto band = [&](int64_t iy) { return BandOfSampleRow(gy, ty[iy], ph, iy, p.band_rows, p.num_bands); };
-        while (ib < gy.grid && band(ib) < p.band) ++ib;
-        ie = ib;
-        while (ie < gy.grid && band(ie) == p.band) ++ie;
-        if (ib == ie) continue;
-      }
+      if (banded && !SampleRowsInBand(gy, ty, ph, p.band_rows, p.band, p.num_bands, &ib, &ie)) continue;
       for (int64_t pw = 0; pw < PW; ++pw) {
         float* out = p.output + ((k * PH + ph) * PW + pw) * C + c_begin;
         // The output holds the partial state between chunks and bands (the bin loop's first/last protocol).

@@ -49,6 +49,26 @@ inline bool RoiBands(const AxisGeometry& gy, int64_t pooled, const AxisTap* taps
   return true;
 }
 
+// The sample rows [*begin, *end) of bin row `b` (taps[0, grid) are its sample rows) that fall in band `band`;
+// the bands never decrease along a RoI split by RoiBands, so they are consecutive. Returns whether any do.
+inline bool SampleRowsInBand(const AxisGeometry& gy, const AxisTap* taps, int64_t b, int64_t band_rows,
+                             int64_t band, int64_t num_bands, int64_t* begin, int64_t* end) {
+  auto band_of = [&](int64_t i) { return BandOfSampleRow(gy, taps[i], b, i, band_rows, num_bands); };
+  int64_t i = 0;
+  while (i < gy.grid && band_of(i) < band) ++i;
+  *begin = i;
+  while (i < gy.grid && band_of(i) == band) ++i;
+  *end = i;
+  return *begin < *end;
+}
+
+// The map rows that band `band`'s sample rows read: their upper taps, plus the row below for the lower taps.
+inline void BandMapRows(int64_t band, int64_t band_rows, int64_t num_bands, int64_t height, int64_t* begin,
+                        int64_t* end) {
+  *begin = band * band_rows;
+  *end = band == num_bands - 1 ? height : std::min(height, (band + 1) * band_rows + 1);
+}
+
 }  // namespace internal
 }  // namespace roialign
 

@@ -25,6 +25,7 @@ struct Scratch {
   std::vector<AxisTap> y_tile_taps, x_tile_taps;  // the same, indices remapped into the tile
   std::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
   std::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
+  std::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
   std::unique_ptr<float[]> tile;  // kTileFloats: channels-last footprint (not zeroed: kernels write first)
   std::unique_ptr<float[]> bins;  // kTileFloats: channels-last results before transposing
 
@@ -37,6 +38,7 @@ struct Scratch {
     merged.resize(static_cast<size_t>(2 * (problem.max_grid_h + problem.max_grid_w)));
     if (!needs_tile) return;
     y_tile_taps.resize(ny);
+    band_samples.resize(static_cast<size_t>(2 * problem.params.pooled_height));
     x_tile_taps.resize(nx);
     rows.resize(2 * ny);
     cols.resize(2 * nx);

@@ -4,6 +4,7 @@
 #include <new>
 #include <vector>
 
+#include "kernels/layout_transform.h"
 #include "kernels/parallel.h"
 #include "kernels/roi_geometry.h"
 #include "kernels/row_bands.h"
@@ -31,114 +32,140 @@ std::vector<int64_t> LocalityOrder(const internal::Problem& p) {
   return order;
 }
 
-// Planar kernels: transform each channel block to channels-last once for all RoIs when the RoIs together would
-// copy more pixels into per-RoI tiles than the map holds (many or large RoIs), and the block fits a bounded
-// buffer. The results are the same either way: both paths feed the same values to the same arithmetic.
-constexpr double kMaxSharedBytes = 64.0 * 1024 * 1024;
-bool UseSharedTransform(const internal::Implementation& impl, const internal::Problem& p, int64_t block_size) {
+// Planar kernels: when the RoIs together would copy more pixels into per-RoI tiles than the map holds (many or
+// large RoIs), turn the map channels-last once for all RoIs instead, one band of rows at a time, and run the
+// channels-last bin loop on whole pixels over each band as the NHWC kernels do. The band (a few MB plus one row)
+// is written just before the RoIs read it, so it is still in the last-level cache. Measured on the default
+// workload (issue 5): faster than tiles, and than 64-channel blocks of the whole map, whose 256-byte pieces of
+// a pixel the hardware prefetcher does not follow.
+constexpr double kMaxBandBufferBytes = 64.0 * 1024 * 1024;
+bool UseBandTransform(const internal::Implementation& impl, const internal::Problem& p, int64_t band_rows) {
   if (!impl.needs_tile) return false;
   const double pixels = static_cast<double>(p.batch) * static_cast<double>(p.height * p.width);
-  return p.footprint_pixels > pixels && pixels * static_cast<double>(block_size) * 4.0 <= kMaxSharedBytes;
+  const double rows = static_cast<double>(std::min(p.height, band_rows + 1));
+  return p.footprint_pixels > pixels &&
+         rows * static_cast<double>(p.width * p.channels) * 4.0 <= kMaxBandBufferBytes;
+}
+
+// Channels per task. Planar kernels on per-RoI tiles: a fixed block of channels for all RoIs before the next
+// block, so the block's planes (64 of the default 200x272 map: 14 MB) stay in the last-level cache while every
+// RoI reads them. Channels-last loops read each tap pixel's channels contiguously, which the prefetchers
+// stream; they keep whole pixels per task and split channels (in multiples of 64, a multiple of every vector
+// width) only as far as needed for about 4 tasks per thread. Measured on the default workload: 64-channel
+// blocks for all RoIs were 2x slower than whole pixels.
+int64_t ChannelsPerTask(const internal::Implementation& impl, const internal::Problem& p, bool channels_last,
+                        int32_t num_threads) {
+  if (!channels_last && impl.channel_block > 0) return impl.channel_block;
+  const int64_t K = p.num_rois, C = p.channels;
+  const int64_t max_blocks = (C + 63) / 64;
+  const int max_threads = internal::ResolveThreadCount(num_threads, K * max_blocks);
+  const int64_t blocks = std::min<int64_t>(max_blocks, std::max<int64_t>(1, (4 * max_threads + K - 1) / K));
+  return ((C + blocks - 1) / blocks + 63) / 64 * 64;
+}
+
+// Each RoI's first and last band, and whether its rows can be split by band at all (row_bands.h).
+struct BandPlan {
+  int64_t band_rows = 0, num_bands = 1;
+  std::vector<int64_t> first, last;
+  std::vector<char> split;
+};
+BandPlan PlanBands(const internal::Problem& p, int64_t band_rows) {
+  BandPlan plan;
+  const int64_t K = p.num_rois, PH = p.params.pooled_height;
+  plan.band_rows = band_rows;
+  plan.num_bands = (p.height + band_rows - 1) / band_rows;
+  plan.first.resize(static_cast<size_t>(K));
+  plan.last.resize(static_cast<size_t>(K));
+  plan.split.resize(static_cast<size_t>(K));
+  std::vector<internal::AxisTap> taps(static_cast<size_t>(PH * p.max_grid_h));
+  for (int64_t k = 0; k < K; ++k) {
+    const internal::RoiRecord r = internal::RoiAt(p.rois, p.batch_indices, k);
+    const internal::AxisGeometry gy = internal::AxisOf(r.y1, r.y2, PH, p.params);
+    internal::FillAxisTaps(gy, PH, p.height, taps.data());
+    const size_t i = static_cast<size_t>(k);
+    plan.split[i] = internal::RoiBands(gy, PH, taps.data(), band_rows, plan.num_bands, &plan.first[i], &plan.last[i]);
+  }
+  return plan;
 }
 
 Status RunBuiltin(const internal::Implementation& impl, const internal::Problem& problem, int32_t num_threads) {
-  const int64_t K = problem.num_rois, C = problem.channels;
-  int64_t block_size;
-  if (impl.channel_block > 0) {
-    // Planar kernels: a fixed block of channels for all RoIs before the next block, so the block's planes
-    // (64 of the default 200x272 map: 14 MB) stay in the last-level cache while every RoI reads them.
-    block_size = impl.channel_block;
-  } else {
-    // Channels-last kernels read each tap pixel's channels contiguously, which the prefetchers stream; keep
-    // whole pixels per task and split channels (in multiples of 64, a multiple of every vector width) only as
-    // far as needed for about 4 tasks per thread. Measured on the default workload: 64-channel blocks for
-    // all RoIs were 2x slower than whole pixels.
-    const int64_t max_blocks = (C + 63) / 64;
-    const int max_threads = internal::ResolveThreadCount(num_threads, K * max_blocks);
-    const int64_t blocks = std::min<int64_t>(max_blocks, std::max<int64_t>(1, (4 * max_threads + K - 1) / K));
-    block_size = ((C + blocks - 1) / blocks + 63) / 64 * 64;
-  }
+  const int64_t K = problem.num_rois, C = problem.channels, H = problem.height, W = problem.width;
+  const int64_t band_rows = internal::BandRows(W, C);
+  const bool band_transform = UseBandTransform(impl, problem, band_rows);
+  const bool banded = band_transform || (impl.row_bands && (H + band_rows - 1) / band_rows > 1);
+  const int64_t block_size = ChannelsPerTask(impl, problem, banded || impl.row_bands, num_threads);
   const int64_t num_blocks = (C + block_size - 1) / block_size;
   const int threads = internal::ResolveThreadCount(num_threads, K * num_blocks);
-  const int64_t HW = problem.height * problem.width;
 
   std::vector<internal::Scratch> scratch;
   std::vector<int64_t> order;
-  std::unique_ptr<float[]> shared;
-  const bool transform_blocks = UseSharedTransform(impl, problem, block_size);
+  BandPlan plan;
+  std::unique_ptr<float[]> band_buffer;
   try {
     scratch.resize(static_cast<size_t>(threads));
     for (internal::Scratch& s : scratch) s.Prepare(problem, impl.needs_tile);
     order = LocalityOrder(problem);
-    if (transform_blocks) shared.reset(new float[static_cast<size_t>(problem.batch * HW * block_size)]);
+    if (banded) plan = PlanBands(problem, band_rows);
+    if (band_transform) band_buffer.reset(new float[static_cast<size_t>(std::min(H, band_rows + 1) * W * C)]);
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory allocating per-thread scratch for " + impl.name);
+    return Status(StatusCode::kOutOfMemory, "out of memory allocating working memory for " + impl.name);
   }
-  const int64_t band_rows = internal::BandRows(problem.width, C);
-  const int64_t num_bands = (problem.height + band_rows - 1) / band_rows;
-  if (impl.row_bands && num_bands > 1) {
-    // The map exceeds a band: all RoIs go over one band of rows at a time (row_bands.h). A RoI's bins carry
-    // partial state from band to band, so bands run one after another; within a band, tasks are (channel
-    // block, RoI) as below.
-    std::vector<int64_t> first(static_cast<size_t>(K)), last(static_cast<size_t>(K));
-    try {
-      std::vector<internal::AxisTap> taps(static_cast<size_t>(problem.params.pooled_height * problem.max_grid_h));
-      for (int64_t k = 0; k < K; ++k) {
-        const internal::RoiRecord r = internal::RoiAt(problem.rois, problem.batch_indices, k);
-        const internal::AxisGeometry gy = internal::AxisOf(r.y1, r.y2, problem.params.pooled_height, problem.params);
-        internal::FillAxisTaps(gy, problem.params.pooled_height, problem.height, taps.data());
-        internal::RoiBands(gy, problem.params.pooled_height, taps.data(), band_rows, num_bands,
-                           &first[static_cast<size_t>(k)], &last[static_cast<size_t>(k)]);
-      }
-    } catch (const std::bad_alloc&) {
-      return Status(StatusCode::kOutOfMemory, "out of memory planning row bands for " + impl.name);
-    }
-    internal::Problem p = problem;
-    p.band_rows = band_rows;
-    p.num_bands = num_bands;
-    std::vector<int64_t> rois;
-    rois.reserve(static_cast<size_t>(K));
-    for (int64_t band = 0; band < num_bands; ++band) {
-      rois.clear();
-      for (int64_t k : order) {
-        if (first[static_cast<size_t>(k)] <= band && band <= last[static_cast<size_t>(k)]) rois.push_back(k);
-      }
-      p.band = band;
-      const int64_t n = static_cast<int64_t>(rois.size());
-      internal::ParallelFor(n * num_blocks, threads, [&](int64_t task, int thread) {
-        const int64_t block = task / n, k = rois[static_cast<size_t>(task % n)];
-        const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
-        impl.builtin(p, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
-      });
-    }
-    return Status::Ok();
-  }
-  if (!transform_blocks) {
-    // Block-major tasks: consecutive tasks share a channel block and visit RoIs in locality order.
-    internal::ParallelFor(K * num_blocks, threads, [&](int64_t task, int thread) {
-      const int64_t block = task / K, k = order[static_cast<size_t>(task % K)];
+  // Tasks are (channel block, RoI), block-major: consecutive tasks share a block and visit RoIs in locality
+  // order.
+  auto run = [&](const internal::Problem& p, const std::vector<int64_t>& rois) {
+    const int64_t n = static_cast<int64_t>(rois.size());
+    internal::ParallelFor(n * num_blocks, threads, [&](int64_t task, int thread) {
+      const int64_t block = task / n, k = rois[static_cast<size_t>(task % n)];
       const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
-      impl.builtin(problem, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
-    });
-    return Status::Ok();
-  }
-  internal::Problem p = problem;
-  for (int64_t block = 0; block < num_blocks; ++block) {
-    const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
-    // The block's planes of each image, channels-last, once for all RoIs (see UseSharedTransform).
-    for (int64_t b = 0; b < problem.batch; ++b) {
-      Status s = NchwToNhwc(problem.input + (b * C + c_begin) * HW, 1, c_end - c_begin, problem.height,
-                            problem.width, shared.get() + b * HW * (c_end - c_begin), threads);
-      if (!s.ok()) return s;
-    }
-    p.shared_nhwc = shared.get();
-    p.shared_c_begin = c_begin;
-    p.shared_channels = c_end - c_begin;
-    // RoIs in locality order; each task is one RoI of this channel block.
-    internal::ParallelFor(K, threads, [&](int64_t task, int thread) {
-      const int64_t k = order[static_cast<size_t>(task)];
       impl.builtin(p, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
     });
+  };
+  if (!banded) {
+    run(problem, order);
+    return Status::Ok();
+  }
+  // All RoIs go over one band of map rows at a time (row_bands.h). A RoI's bins carry partial state from band
+  // to band, so bands run one after another. Channels-last kernels read the bands in place (RoIs that cannot be
+  // split run whole in band 0); planar kernels read each image's band from the channels-last copy, and the RoIs
+  // that cannot be split run afterwards on per-RoI tiles.
+  internal::Problem p = problem;
+  p.band_rows = plan.band_rows;
+  p.num_bands = plan.num_bands;
+  std::vector<int64_t> rois;
+  rois.reserve(static_cast<size_t>(K));
+  const int64_t images = band_transform ? problem.batch : 1;
+  for (int64_t image = 0; image < images; ++image) {
+    for (int64_t band = 0; band < plan.num_bands; ++band) {
+      rois.clear();
+      for (int64_t k : order) {
+        const size_t i = static_cast<size_t>(k);
+        if (plan.first[i] > band || band > plan.last[i]) continue;
+        if (band_transform && (!plan.split[i] || internal::RoiAt(p.rois, p.batch_indices, k).batch != image)) {
+          continue;
+        }
+        rois.push_back(k);
+      }
+      if (rois.empty()) continue;
+      p.band = band;
+      if (band_transform) {
+        int64_t row_begin = 0, row_end = 0;
+        internal::BandMapRows(band, plan.band_rows, plan.num_bands, H, &row_begin, &row_end);
+        internal::PlanesToChannelsLast(problem.input + (image * C * H + row_begin) * W, C, H * W,
+                                       (row_end - row_begin) * W, band_buffer.get(), threads);
+        p.shared_nhwc = band_buffer.get();
+        p.shared_image = image;
+        p.shared_row_begin = row_begin;
+        p.shared_row_end = row_end;
+      }
+      run(p, rois);
+    }
+  }
+  if (band_transform) {
+    rois.clear();
+    for (int64_t k : order) {
+      if (!plan.split[static_cast<size_t>(k)]) rois.push_back(k);
+    }
+    if (!rois.empty()) run(problem, rois);
   }
   return Status::Ok();
 }

@@ -148,9 +148,11 @@ TEST_P(KernelTest, BitIdenticalAcrossThreadCounts) {
 }
 
 // The planar kernel has two ways to reach channels-last data: per-RoI tiles (whole RoI, a row of bins, one bin,
-// or sample-row chunks) and a block transformed once for all RoIs. The strategy layer picks one per call from
-// the RoIs' footprint; here each is forced directly so both stay covered whatever that heuristic decides.
-TEST_P(KernelTest, PlanarTilePathAndSharedPathMatchReference) {
+// or sample-row chunks) and bands of map rows transformed once for all RoIs of an image. The strategy layer
+// picks one per call from the RoIs' footprint; here each is forced directly, bands down to one map row, so both
+// stay covered whatever that heuristic decides. RoIs that cannot be split by band (the inverted box) take the
+// tile path, as in RunBuiltin.
+TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
   const std::string name = GetParam();
   if (name.rfind("roi_align_nchw.", 0) != 0) return;  // planar kernels only
   internal::RoiAlignFn fn = nullptr;
@@ -161,6 +163,8 @@ TEST_P(KernelTest, PlanarTilePathAndSharedPathMatchReference) {
   std::mt19937 rng(23);
   Problem data = RandomProblem(&rng, 2, 19, 70, 90, 6, 1.0f);
   AddRoi(&data, 1, -3.0f, -2.0f, 88.0f, 69.0f);
+  AddRoi(&data, 0, 60.0f, 50.0f, 4.0f, 3.0f);  // inverted
+  const std::vector<float> nhwc = ToNhwc(data.input, data.n, data.c, data.h, data.w);
   // AVG reads merged taps, the MAX modes every sample's taps: both on every path.
   for (auto [pool, shape] : {std::pair<PoolMode, std::pair<int64_t, int32_t>>{PoolMode::kMaxOnnx, {7, 2}},
                              {PoolMode::kMaxOnnx, {1, 0}}, {PoolMode::kMaxOnnx, {2, 60}}, {PoolMode::kMaxOnnx, {1, 100}},
@@ -172,24 +176,46 @@ TEST_P(KernelTest, PlanarTilePathAndSharedPathMatchReference) {
     params.pool_mode = pool;
     const std::vector<float> ref = RunOrFail("generic", params, data);
     const Inputs in = InputsOf(data, data.input.data());
-    for (bool shared : {false, true}) {
+    for (int64_t band_rows : {int64_t{0}, int64_t{1}, int64_t{4}, int64_t{13}, data.h}) {  // 0: tiles only
       std::vector<float> out(ref.size(), NAN);
       internal::Problem p;
       ASSERT_TRUE(internal::ValidateData(params, in, out.data(), &p).ok());
-      std::vector<float> block;
-      if (shared) {  // channels [0, C) of both images, channels-last, as the strategy layer prepares them
-        block = ToNhwc(data.input, data.n, data.c, data.h, data.w);
-        p.shared_nhwc = block.data();
-        p.shared_c_begin = 0;
-        p.shared_channels = data.c;
-      }
       internal::Scratch scratch;
       scratch.Prepare(p, true);
-      fn(p, 0, p.num_rois, 0, p.channels, scratch);
+      std::vector<char> split(static_cast<size_t>(p.num_rois), 0);
+      if (band_rows > 0) {
+        p.band_rows = band_rows;
+        p.num_bands = (p.height + band_rows - 1) / band_rows;
+        std::vector<internal::AxisTap> taps(static_cast<size_t>(p.params.pooled_height * p.max_grid_h));
+        for (p.shared_image = 0; p.shared_image < p.batch; ++p.shared_image) {
+          for (p.band = 0; p.band < p.num_bands; ++p.band) {
+            internal::BandMapRows(p.band, band_rows, p.num_bands, p.height, &p.shared_row_begin, &p.shared_row_end);
+            const size_t pixel = static_cast<size_t>(p.width * p.channels);
+            const auto image = nhwc.begin() + static_cast<ptrdiff_t>(p.shared_image * p.height) * pixel;
+            const std::vector<float> rows(image + p.shared_row_begin * pixel, image + p.shared_row_end * pixel);
+            p.shared_nhwc = rows.data();
+            for (int64_t k = 0; k < p.num_rois; ++k) {
+              const internal::RoiRecord r = internal::RoiAt(p.rois, p.batch_indices, k);
+              const internal::AxisGeometry gy = internal::AxisOf(r.y1, r.y2, p.params.pooled_height, p.params);
+              internal::FillAxisTaps(gy, p.params.pooled_height, p.height, taps.data());
+              int64_t first = 0, last = 0;
+              split[static_cast<size_t>(k)] =
+                  internal::RoiBands(gy, p.params.pooled_height, taps.data(), band_rows, p.num_bands, &first, &last);
+              if (split[static_cast<size_t>(k)] && r.batch == p.shared_image && first <= p.band && p.band <= last) {
+                fn(p, k, k + 1, 0, p.channels, scratch);
+              }
+            }
+          }
+        }
+        p.shared_nhwc = nullptr;
+      }
+      for (int64_t k = 0; k < p.num_rois; ++k) {
+        if (!split[static_cast<size_t>(k)]) fn(p, k, k + 1, 0, p.channels, scratch);
+      }
       for (size_t i = 0; i < ref.size(); ++i) {
         ASSERT_TRUE(WithinTolerance(out[i], ref[i]))
-            << (shared ? "shared" : "tile") << " mode " << static_cast<int>(pool) << " pooled " << shape.first << " ratio " << shape.second << " element "
-            << i << ": " << out[i] << " vs " << ref[i];
+            << "band_rows " << band_rows << " mode " << static_cast<int>(pool) << " pooled " << shape.first
+            << " ratio " << shape.second << " element " << i << ": " << out[i] << " vs " << ref[i];
       }
     }
   }
@@ -203,12 +229,20 @@ TEST_P(KernelTest, RowBandsThroughRun) {
   ASSERT_GT(p.h, internal::BandRows(p.w, p.c));
   AddRoi(&p, 0, 10.0f, 100.0f, 200.0f, 150.0f);  // across the band boundary
   AddRoi(&p, 0, -5.0f, -8.0f, 270.0f, 170.0f);   // the whole map and beyond
+  AddRoi(&p, 0, 200.0f, 50.0f, 30.0f, 10.0f);    // inverted: cannot be split by band
+  AddRoi(&p, 0, 0.0f, 0.0f, 255.0f, 159.0f);     // enough RoI area that planar kernels transform the bands
   for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax}) {
     Params params;
     params.pooled_height = params.pooled_width = 5;
     params.sampling_ratio = 0;
     params.coordinate_mode = CoordinateMode::kHalfPixel;
     params.pool_mode = pool;
+    {  // the condition of the planar band path (strategy/kernel.cc)
+      std::vector<float> out(static_cast<size_t>(p.k() * p.c * 25));
+      internal::Problem checked;
+      ASSERT_TRUE(internal::ValidateData(params, InputsOf(p, p.input.data()), out.data(), &checked).ok());
+      ASSERT_GT(checked.footprint_pixels, static_cast<double>(p.h * p.w));
+    }
     Compare(p, params, false, 2, "two row bands");
     params.layout = InfoOf(GetParam()).layout;
     const std::vector<float> one = RunOrFail(InfoOf(GetParam()).target, params, p, false, 1);
