@@ -24,6 +24,9 @@ struct Problem {
   // Channels-last kernels only (row_bands.h): when band_rows > 0, process only the sample rows in band `band`
   // of num_bands bands of band_rows map rows; bins resume from and leave their partial state in the output.
   int64_t band_rows = 0, band = 0, num_bands = 1;
+  // Channels-last kernels only: finished bins may be written with non-temporal stores (the output is too large
+  // to stay in cache, and ordinary stores would first read every output line from memory).
+  bool stream_output = false;
 
   // Planar kernels only: when set, map rows [shared_row_begin, shared_row_end) of image shared_image, all
   // channels, are also available channels-last here ((shared_row_end - shared_row_begin) x W x C), prepared

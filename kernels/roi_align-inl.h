@@ -57,6 +57,23 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, float* p, size_t n) {
   std::memcpy(p, buf, n * sizeof(float));
 }
 
+// Whether p is aligned for hn::Stream.
+template <class D>
+HWY_INLINE bool IsVectorAligned(D d, const float* p) {
+  return reinterpret_cast<uintptr_t>(p) % (hn::Lanes(d) * sizeof(float)) == 0;
+}
+
+// Stores a finished vector: a non-temporal store when `stream` (p is then vector-aligned), which writes the
+// line without first reading it from memory and keeps the map in cache; else an ordinary store.
+template <class D, class V>
+HWY_INLINE void Put(D d, V v, float* p, bool stream) {
+  if (stream) {
+    hn::Stream(v, d, p);
+  } else {
+    hn::StoreU(v, d, p);
+  }
+}
+
 // Loads the 4 taps of one vector of channels; `Safe` = every full-vector load stays inside the buffer, checked
 // once per sample instead of per load.
 template <bool Safe, class D, class V>
@@ -199,7 +216,7 @@ HWY_INLINE void AccumulateMerged(D d, const ChannelsLast& in, const MergedTap* r
 // weight broadcasts) of four; 8 accumulators + weight + load fit 16-register ISAs.
 template <class D>
 HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast& in, const BinSamples& s, int64_t channels, bool first,
-                             bool last, float* out) {
+                             bool last, bool stream, float* out) {
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
@@ -218,29 +235,30 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast& in, const BinSamples& s, i
     if (!last) return acc;
     return empty ? hn::Zero(d) : hn::Div(acc, count);
   };
+  const bool streaming = last && stream && IsVectorAligned(d, out);
   int64_t c = 0;
   for (; c + 8 * lanes <= channels; c += 8 * lanes) {
     float* o = out + c;
     V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes);
     V a4 = start(o + 4 * lanes), a5 = start(o + 5 * lanes), a6 = start(o + 6 * lanes), a7 = start(o + 7 * lanes);
     AccumulateMerged<8>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, a4, a5, a6, a7);
-    hn::StoreU(finish(a0), d, o);
-    hn::StoreU(finish(a1), d, o + lanes);
-    hn::StoreU(finish(a2), d, o + 2 * lanes);
-    hn::StoreU(finish(a3), d, o + 3 * lanes);
-    hn::StoreU(finish(a4), d, o + 4 * lanes);
-    hn::StoreU(finish(a5), d, o + 5 * lanes);
-    hn::StoreU(finish(a6), d, o + 6 * lanes);
-    hn::StoreU(finish(a7), d, o + 7 * lanes);
+    Put(d, finish(a0), o, streaming);
+    Put(d, finish(a1), o + lanes, streaming);
+    Put(d, finish(a2), o + 2 * lanes, streaming);
+    Put(d, finish(a3), o + 3 * lanes, streaming);
+    Put(d, finish(a4), o + 4 * lanes, streaming);
+    Put(d, finish(a5), o + 5 * lanes, streaming);
+    Put(d, finish(a6), o + 6 * lanes, streaming);
+    Put(d, finish(a7), o + 7 * lanes, streaming);
   }
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     float* o = out + c;
     V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes), unused = a0;
     AccumulateMerged<4>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, unused, unused, unused, unused);
-    hn::StoreU(finish(a0), d, o);
-    hn::StoreU(finish(a1), d, o + lanes);
-    hn::StoreU(finish(a2), d, o + 2 * lanes);
-    hn::StoreU(finish(a3), d, o + 3 * lanes);
+    Put(d, finish(a0), o, streaming);
+    Put(d, finish(a1), o + lanes, streaming);
+    Put(d, finish(a2), o + 2 * lanes, streaming);
+    Put(d, finish(a3), o + 3 * lanes, streaming);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
@@ -257,7 +275,7 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast& in, const BinSamples& s, i
 // max latency without spilling on 16-register ISAs.
 template <PoolMode M, class D>
 HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast& in, const BinSamples& s, int64_t channels, bool first,
-                             bool last, float* out) {
+                             bool last, bool stream, float* out) {
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
@@ -265,15 +283,16 @@ HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast& in, const BinSamples& s, i
   const float* const out_end = out + channels;
   auto start = [&](const float* o) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, o); };
   auto finish = [&](V acc) { return last && empty ? hn::Zero(d) : acc; };
+  const bool streaming = last && stream && IsVectorAligned(d, out);
   int64_t c = 0;
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     float* o = out + c;
     V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes);
     MaxSamples<M, 4>(d, in, s, c, full, a0, a1, a2, a3);
-    hn::StoreU(finish(a0), d, o);
-    hn::StoreU(finish(a1), d, o + lanes);
-    hn::StoreU(finish(a2), d, o + 2 * lanes);
-    hn::StoreU(finish(a3), d, o + 3 * lanes);
+    Put(d, finish(a0), o, streaming);
+    Put(d, finish(a1), o + lanes, streaming);
+    Put(d, finish(a2), o + 2 * lanes, streaming);
+    Put(d, finish(a3), o + 3 * lanes, streaming);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
@@ -284,17 +303,19 @@ HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast& in, const BinSamples& s, i
 }
 
 // PoolBin for a run-time pool mode.
+// `stream`: finished full vectors may bypass the cache (the output is too large to stay there; the caller
+// calls hwy::FlushStream before the output is read).
 template <class D>
 HWY_INLINE void PoolBinAnyMode(D d, PoolMode mode, const ChannelsLast& in, const BinSamples& s, int64_t channels,
-                               bool first, bool last, float* out) {
+                               bool first, bool last, bool stream, float* out) {
   switch (mode) {
     case PoolMode::kMax:
-      return PoolBinMax<PoolMode::kMax>(d, in, s, channels, first, last, out);
+      return PoolBinMax<PoolMode::kMax>(d, in, s, channels, first, last, stream, out);
     case PoolMode::kMaxOnnx:
-      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, s, channels, first, last, out);
+      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, s, channels, first, last, stream, out);
     case PoolMode::kAvg:
     default:
-      return PoolBinAvg(d, in, s, channels, first, last, out);
+      return PoolBinAvg(d, in, s, channels, first, last, stream, out);
   }
 }
 

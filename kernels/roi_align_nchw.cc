@@ -113,7 +113,7 @@ void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_
           const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, iy0,
                                       iy1, s.merged.data()};
           float* out = bins + ((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride;
-          PoolBinAnyMode(d, p.params.pool_mode, in, samples, stride, iy0 == 0, iy1 == gh, out);
+          PoolBinAnyMode(d, p.params.pool_mode, in, samples, stride, iy0 == 0, iy1 == gh, false, out);
         }
       }
     }
@@ -178,7 +178,7 @@ void ProcessShared(const RoiWork& w) {
       const int64_t ib = s.band_samples[2 * ph], ie = s.band_samples[2 * ph + 1];
       const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, ib, ie,
                                   s.merged.data()};
-      PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, bins + (bin - b0) * n);
+      PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, false, bins + (bin - b0) * n);
     }
     BinsToPlanes(bins, b1 - b0, n, n, planes + b0, PH * PW);
   }

@@ -3,6 +3,7 @@
 #define HWY_TARGET_INCLUDE "kernels/roi_align_nhwc.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -57,11 +58,13 @@ void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
           const int64_t iy1 = std::min(ie, iy0 + rows_per_chunk);
           const BinSamples s = {ty, scratch.x_taps.data() + pw * gx.grid, gy.grid, gx.grid, iy0, iy1,
                                 scratch.merged.data()};
-          PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, iy0 == 0, iy1 == gy.grid, out);
+          PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, iy0 == 0, iy1 == gy.grid, p.stream_output,
+                         out);
         }
       }
     }
   }
+  if (p.stream_output) hwy::FlushStream();  // order the non-temporal stores before the caller's barrier
 }
 
 }  // namespace HWY_NAMESPACE

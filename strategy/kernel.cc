@@ -47,6 +47,10 @@ bool UseBandTransform(const internal::Implementation& impl, const internal::Prob
          rows * static_cast<double>(p.width * p.channels) * 4.0 <= kMaxBandBufferBytes;
 }
 
+// Outputs larger than this do not stay in the last-level cache (32 MB here, shared with the map's bands), so
+// channels-last kernels write finished bins with non-temporal stores.
+constexpr double kStreamOutputBytes = 16.0 * 1024 * 1024;
+
 // Channels per task. Planar kernels on per-RoI tiles: a fixed block of channels for all RoIs before the next
 // block, so the block's planes (64 of the default 200x272 map: 14 MB) stay in the last-level cache while every
 // RoI reads them. Channels-last loops read each tap pixel's channels contiguously, which the prefetchers
@@ -96,6 +100,8 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
   const int64_t block_size = ChannelsPerTask(impl, problem, banded || impl.row_bands, num_threads);
   const int64_t num_blocks = (C + block_size - 1) / block_size;
   const int threads = internal::ResolveThreadCount(num_threads, K * num_blocks);
+  const bool stream_output = impl.row_bands && static_cast<double>(K) * static_cast<double>(
+      problem.params.pooled_height * problem.params.pooled_width * C) * 4.0 > kStreamOutputBytes;
 
   std::vector<internal::Scratch> scratch;
   std::vector<int64_t> order;
@@ -121,7 +127,9 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
     });
   };
   if (!banded) {
-    run(problem, order);
+    internal::Problem p = problem;
+    p.stream_output = stream_output;
+    run(p, order);
     return Status::Ok();
   }
   // All RoIs go over one band of map rows at a time (row_bands.h). A RoI's bins carry partial state from band
@@ -129,6 +137,7 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
   // split run whole in band 0); planar kernels read each image's band from the channels-last copy, and the RoIs
   // that cannot be split run afterwards on per-RoI tiles.
   internal::Problem p = problem;
+  p.stream_output = stream_output;
   p.band_rows = plan.band_rows;
   p.num_bands = plan.num_bands;
   std::vector<int64_t> rois;
