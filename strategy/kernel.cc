@@ -96,7 +96,10 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
   const int64_t K = problem.num_rois, C = problem.channels, H = problem.height, W = problem.width;
   const int64_t band_rows = internal::BandRows(W, C);
   const bool band_transform = UseBandTransform(impl, problem, band_rows);
-  const bool banded = band_transform || (impl.row_bands && (H + band_rows - 1) / band_rows > 1);
+  // Bands pay when RoIs share pixels: only when together they read more pixels than the map holds (the
+  // planar path's rule too). A few RoIs go straight over the map in one parallel region instead of one per band.
+  const bool banded = band_transform || (impl.row_bands && (H + band_rows - 1) / band_rows > 1 &&
+                                         problem.footprint_pixels > static_cast<double>(problem.batch * H * W));
   const int64_t block_size = ChannelsPerTask(impl, problem, banded || impl.row_bands, num_threads);
   const int64_t num_blocks = (C + block_size - 1) / block_size;
   const int threads = internal::ResolveThreadCount(num_threads, K * num_blocks);
