@@ -1,4 +1,4 @@
-// NCHW <-> NHWC for float32: per image, a transpose of a rows x cols matrix (C x H*W or H*W x C), in 32x32
+// NCHW <-> NHWC for float32: per image, a transpose of a rows x cols matrix (C x H*W or H*W x C), in 64x64
 // blocks that stay in L1, each made of 4x4 tiles transposed in 128-bit registers (two interleave stages).
 // Compiled once per Highway target; dynamic dispatch picks the best for this CPU.
 #undef HWY_TARGET_INCLUDE
@@ -40,8 +40,10 @@ HWY_EXPORT(TransposeBlock);
 
 namespace {
 
-// 32x32 floats: a block of source and destination (8 KiB) stays in L1 while it is transposed.
-constexpr int64_t kBlock = 32;
+// 64x64 floats: a block of source and destination (32 KiB) stays in L1 while it is transposed, and each task
+// moves enough data to amortize its dispatch. Measured on the default map's row bands (256 channels x 31x272
+// pixels, 1 thread, min of 15): 64x64 took 9.5-14 ms against 20-22 ms for 32x32.
+constexpr int64_t kBlock = 64;
 
 Status CheckShape(const float* input, int64_t n, int64_t c, int64_t h, int64_t w, const float* output,
                   int64_t* elements) {
