@@ -92,7 +92,23 @@ HWY_INLINE void LoadTaps(D d, const float* p00, const float* p01, const float* p
   }
 }
 
-// One sample's step of one vector of channels for the MAX modes: the running maximum is in acc.
+// The running maximum `acc` (never NaN) raised to v where acc < v: a NaN v never wins, as in the reference's
+// std::max(acc, v) (and torchvision's `if (v > max)`). hn::Max cannot be used: which operand it returns for a
+// NaN differs between x86 and ARM.
+template <class V>
+HWY_INLINE V RaiseTo(V acc, V v) {
+  return hn::IfThenElse(hn::Lt(acc, v), v, acc);
+}
+
+// The larger of x and y where a NaN loses to any number (both NaN: NaN), so that a tree of these over a sample's
+// taps, raised into acc, gives the reference's sequential std::max({acc, t0, t1, t2, t3}).
+template <class V>
+HWY_INLINE V LargerNumber(V x, V y) {
+  return hn::IfThenElse(hn::Or(hn::Lt(x, y), hn::IsNaN(x)), y, x);
+}
+
+// One sample's step of one vector of channels for the MAX modes: the running maximum is in acc. A weight of 0
+// on an infinite pixel makes the sample (MAX) or the tap (MAX_ONNX) NaN, which then does not count.
 template <PoolMode M, bool Safe, class D, class V>
 HWY_INLINE void MaxStep(D d, V& acc, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
                         const float* p10, const float* p11, size_t n, const float* end) {
@@ -103,11 +119,11 @@ HWY_INLINE void MaxStep(D d, V& acc, V w00, V w01, V w10, V w11, const float* p0
     v = hn::MulAdd(w01, v01, v);
     v = hn::MulAdd(w10, v10, v);
     v = hn::MulAdd(w11, v11, v);
-    acc = hn::Max(acc, v);
+    acc = RaiseTo(acc, v);
   } else {
-    const V a = hn::Max(hn::Mul(w00, v00), hn::Mul(w01, v01));
-    const V b = hn::Max(hn::Mul(w10, v10), hn::Mul(w11, v11));
-    acc = hn::Max(acc, hn::Max(a, b));
+    const V a = LargerNumber(hn::Mul(w00, v00), hn::Mul(w01, v01));
+    const V b = LargerNumber(hn::Mul(w10, v10), hn::Mul(w11, v11));
+    acc = RaiseTo(acc, LargerNumber(a, b));
   }
 }
 
@@ -123,11 +139,11 @@ HWY_INLINE void MaxSamples(D d, const ChannelsLast& in, const BinSamples& s, int
     for (int64_t ix = 0; ix < s.grid_w; ++ix) {
       const AxisTap& tx = s.x[ix];
       if (!ty.valid || !tx.valid) {
-        a0 = hn::Max(a0, hn::Zero(d));
+        a0 = RaiseTo(a0, hn::Zero(d));
         if (U > 1) {
-          a1 = hn::Max(a1, hn::Zero(d));
-          a2 = hn::Max(a2, hn::Zero(d));
-          a3 = hn::Max(a3, hn::Zero(d));
+          a1 = RaiseTo(a1, hn::Zero(d));
+          a2 = RaiseTo(a2, hn::Zero(d));
+          a3 = RaiseTo(a3, hn::Zero(d));
         }
         continue;
       }

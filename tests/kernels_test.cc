@@ -148,6 +148,34 @@ TEST_P(KernelTest, BitIdenticalAcrossThreadCounts) {
   }
 }
 
+// Non-finite pixels propagate as in the reference, which multiplies every tap by its weight: a pixel at +-Inf
+// with weight 0 gives NaN (0 * Inf), with a positive weight +-Inf. Integer RoI corners with one sample per bin
+// put samples exactly on pixels (upper taps of weight 0) and on the clamped last row and column.
+TEST_P(KernelTest, NonFinitePixelsPropagateAsInTheReference) {
+  std::mt19937 rng(37);
+  Problem p = RandomProblem(&rng, 1, 21, 12, 12, 4, 1.0f);
+  const auto at = [&](int64_t c, int64_t y, int64_t x) -> float& { return p.input[static_cast<size_t>((c * 12 + y) * 12 + x)]; };
+  for (int64_t c = 0; c < p.c; ++c) {
+    at(c, 2, 3) = INFINITY;
+    at(c, 5, 6) = -INFINITY;
+    at(c, 8, 1) = NAN;
+    at(c, 11, 11) = INFINITY;  // the clamped corner
+  }
+  AddRoi(&p, 0, 0.0f, 0.0f, 8.0f, 8.0f);
+  AddRoi(&p, 0, 2.0f, 1.0f, 10.0f, 9.0f);
+  AddRoi(&p, 0, 4.0f, 4.0f, 14.0f, 14.0f);  // past the last row and column
+  AddRoi(&p, 0, 0.0f, 0.0f, 12.0f, 12.0f);
+  for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
+    for (int32_t ratio : {1, 2, 0}) {
+      Params params;
+      params.pooled_height = params.pooled_width = 4;
+      params.sampling_ratio = ratio;
+      params.pool_mode = pool;
+      Compare(p, params, false, 1, "non-finite pixels");
+    }
+  }
+}
+
 // The planar kernel has two ways to reach channels-last data: per-RoI tiles (whole RoI, a row of bins, one bin,
 // or sample-row chunks) and bands of map rows transformed once for all RoIs of an image. The strategy layer
 // picks one per call from the RoIs' footprint; here each is forced directly, bands down to one map row, so both
