@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Markdown tables of a layout report run, as docs/layouts.md shows them.
+
+  bench/report_tables.py [OUT_DIR]        (default: out; reads layout_report.json and, if present, peers.json)
+
+Prints: the peaks, the layout table (every ISA), the table issue 5 asks for (avx2: ms, GFMA/s, load GB/s,
+fraction_of_limit, torchvision's time over ours), thread scaling, and the peers against our faster kernel.
+Every ratio in it comes from the one run.
+"""
+import json
+import os
+import sys
+
+ORDER = ["default", "pooled14", "adaptive", "rois100", "l3"]
+TARGETS = {("default", "NHWC"): "50%", ("default", "NCHW"): "33%", ("pooled14", "NHWC"): "50%",
+           ("pooled14", "NCHW"): "33%", ("adaptive", "NHWC"): "40%", ("adaptive", "NCHW"): "25%"}
+TRANSFORMS = ("NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW")
+
+
+def rank(workload):
+    return ORDER.index(workload) if workload in ORDER else len(ORDER)
+
+
+def main(argv):
+    out = argv[1] if len(argv) > 1 else "out"
+    report = json.load(open(os.path.join(out, "layout_report.json")))
+    peers_file = os.path.join(out, "peers.json")
+    peers = json.load(open(peers_file))["peers"] if os.path.exists(peers_file) else []
+    ok = [p for p in peers if p["status"] == "ok"]
+    results = report["results"]
+    by = {(r["workload"], r["isa"], r["threads"], r["path"]): r for r in results}
+
+    print("Peaks measured at the start of the run:")
+    for p in report["machine"]["peaks_by_threads"]:
+        print(f"- {p['threads']} thread(s): {p['peak_gfma_per_s']:.0f} GFMA/s, write {p['write_gb_per_s']:.1f} GB/s, "
+              f"read {p['read_gb_per_s']:.1f} GB/s")
+
+    print("\n| workload | ISA | threads | NCHW ms (lim) | NHWC ms (lim) | NHWC data → NCHW kernel ms "
+          "| NCHW data → NHWC kernel ms | faster kernel |")
+    print("|---|---|---|---|---|---|---|---|")
+    keys = sorted({(r["workload"], r["isa"], r["threads"]) for r in results},
+                  key=lambda k: (rank(k[0]), ["avx512", "avx2", "sse4", "emu128", "scalar"].index(k[1])
+                                 if k[1] in ["avx512", "avx2", "sse4", "emu128", "scalar"] else 9, k[2]))
+    for w, isa, t in keys:
+        a, b = by.get((w, isa, t, "NCHW")), by.get((w, isa, t, "NHWC"))
+        if not a or not b:
+            continue
+        x1, x2 = by.get((w, isa, t, TRANSFORMS[0])), by.get((w, isa, t, TRANSFORMS[1]))
+        faster = f"NHWC {a['ms'] / b['ms']:.2f}x" if b["ms"] <= a["ms"] else f"NCHW {b['ms'] / a['ms']:.2f}x"
+        print(f"| {w} | {isa} | {t} | {a['ms']:.1f} ({100 * a['fraction_of_limit']:.1f}%) | "
+              f"{b['ms']:.1f} ({100 * b['fraction_of_limit']:.1f}%) | {x1['ms'] if x1 else float('nan'):.1f} | "
+              f"{x2['ms'] if x2 else float('nan'):.1f} | {faster} |")
+
+    tv = {(p["workload"], p["threads"]): p["ms"] for p in ok if p["peer"] == "torchvision" and p["variant"] == "NCHW"}
+    print("\n| workload | layout | threads | ms | GFMA/s (direct count) | load GB/s | fraction_of_limit "
+          "| target (2 threads) | torchvision NCHW ms / ours |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    rows = sorted((r for r in results if r["isa"] == "avx2" and r["path"] in ("NCHW", "NHWC")),
+                  key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["threads"]))
+    for r in rows:
+        t = tv.get((r["workload"], r["threads"]))
+        target = TARGETS.get((r["workload"], r["path"]), "") if r["threads"] > 1 else ""
+        speedup = f"{t / r['ms']:.1f}x" if t else ""
+        print(f"| {r['workload']} | {r['path']} | {r['threads']} | {r['ms']:.1f} | {r['gfma_per_s']:.1f} | "
+              f"{r['load_gb_per_s']:.1f} | {100 * r['fraction_of_limit']:.1f}% | {target} | {speedup} |")
+
+    ms = {}
+    for r in rows:
+        ms.setdefault((r["workload"], r["path"]), {})[r["threads"]] = r["ms"]
+    print("\n| workload | NHWC, 1 → 2 threads | NCHW, 1 → 2 threads |")
+    print("|---|---|---|")
+    for w in sorted({r["workload"] for r in rows}, key=rank):
+        cells = []
+        for path in ("NHWC", "NCHW"):
+            m = ms.get((w, path), {})
+            cells.append(f"{m[1] / m[2]:.2f}x" if 1 in m and 2 in m else "")
+        print(f"| {w} | {cells[0]} | {cells[1]} |")
+
+    if ok:
+        print("\n| workload | peer | input | threads | ms | our faster avx2 kernel, same threads, ms | peer / ours |")
+        print("|---|---|---|---|---|---|---|")
+        for p in sorted(ok, key=lambda p: (rank(p["workload"]), p["threads"])):
+            ours = [by[k]["ms"] for k in [(p["workload"], "avx2", p["threads"], "NCHW"),
+                                          (p["workload"], "avx2", p["threads"], "NHWC")] if k in by]
+            if not ours:
+                continue
+            best = min(ours)
+            print(f"| {p['workload']} | {p['peer']} | {p['variant']} | {p['threads']} | {p['ms']:.0f} | "
+                  f"{best:.1f} | {p['ms'] / best:.1f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
