@@ -133,9 +133,9 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
       impl.builtin(p, k, k + 1, c_begin, c_end, scratch[static_cast<size_t>(thread)]);
     });
   };
+  internal::Problem p = problem;
+  p.stream_output = stream_output;
   if (!banded) {
-    internal::Problem p = problem;
-    p.stream_output = stream_output;
     run(p, order);
     return Status::Ok();
   }
@@ -143,8 +143,6 @@ Status RunBuiltin(const internal::Implementation& impl, const internal::Problem&
   // to band, so bands run one after another. Channels-last kernels read the bands in place (RoIs that cannot be
   // split run whole in band 0); planar kernels read each image's band from the channels-last copy, and the RoIs
   // that cannot be split run afterwards on per-RoI tiles.
-  internal::Problem p = problem;
-  p.stream_output = stream_output;
   p.band_rows = plan.band_rows;
   p.num_bands = plan.num_bands;
   std::vector<int64_t> rois;
