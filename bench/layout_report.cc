@@ -1,7 +1,7 @@
 // The layout report (the project's main job): is NCHW or NHWC roi_align faster on this CPU, and what does a
 // layout transform around the kernel cost? Times, per workload, ISA and thread count:
 //   NCHW kernel | NHWC kernel | NHWC data -> NCHW -> NCHW kernel -> NHWC | NCHW data -> NHWC -> NHWC kernel -> NCHW
-// and prints a table with fraction_of_limit (DESIGN.md §3), writes JSON, and optionally dumps the workloads
+// and prints a table with fraction_of_limit (docs/performance-model.md), writes JSON, and optionally dumps the workloads
 // for bench/peers.py. Run with --help.
 #include <omp.h>
 
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/workloads.h"
+#include "core/enums.h"
 #include "strategy/registry.h"
 #include "strategy/targets.h"
 
@@ -93,15 +94,9 @@ bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
     else if (k == "ratio") w->sampling_ratio = std::stoi(v);
     else if (k == "scale") w->spatial_scale = std::stof(v);
     else if (k == "coord") {
-      if (v == "LEGACY") w->coordinate_mode = CoordinateMode::kLegacy;
-      else if (v == "HALF_PIXEL") w->coordinate_mode = CoordinateMode::kHalfPixel;
-      else if (v == "HALF_PIXEL_CENTERED") w->coordinate_mode = CoordinateMode::kHalfPixelCentered;
-      else return false;
+      if (!internal::ParseEnum(v, &w->coordinate_mode)) return false;
     } else if (k == "pool") {
-      if (v == "AVG") w->pool_mode = PoolMode::kAvg;
-      else if (v == "MAX") w->pool_mode = PoolMode::kMax;
-      else if (v == "MAX_ONNX") w->pool_mode = PoolMode::kMaxOnnx;
-      else return false;
+      if (!internal::ParseEnum(v, &w->pool_mode)) return false;
     } else {
       return false;
     }

@@ -1,5 +1,5 @@
 // Google Benchmark of every registered built-in implementation (the registry's list) on the embedded workloads,
-// at 1 and all threads, with the roofline counters of DESIGN.md §3 (peaks measured at start-up, same run).
+// at 1 and all threads, with the roofline counters of docs/performance-model.md (peaks measured at start-up, same run).
 // Filter with --benchmark_filter, e.g. 'default/.*avx2'.
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -63,8 +63,8 @@ void RegisterAll() {
   const int all = omp_get_num_procs();
   for (const WorkloadSpec& spec : StandardWorkloads()) {
     for (const auto& impl : internal::AllImplementations()) {
-      if (impl->builtin == nullptr || !internal::CpuSupports(impl->hwy_target)) continue;
-      const Layout layout = (impl->layouts & internal::Bit(Layout::kNHWC)) ? Layout::kNHWC : Layout::kNCHW;
+      if (!impl->is_builtin() || !internal::CpuSupports(impl->hwy_target)) continue;
+      const Layout layout = internal::ValuesIn<Layout>(impl->layouts).front();
       for (int threads : {1, all}) {
         if (threads == all && all == 1) continue;
         const std::string name = spec.name + "/" + impl->name + "/threads:" + std::to_string(threads);

@@ -1,4 +1,4 @@
-// The embedded workloads of DESIGN.md §3 (no input files) and their roofline accounting.
+// The embedded workloads of docs/performance-model.md (no input files) and their roofline accounting.
 #ifndef ROIALIGN_BENCH_WORKLOADS_H_
 #define ROIALIGN_BENCH_WORKLOADS_H_
 
@@ -61,7 +61,7 @@ struct Peaks {
 };
 Peaks MeasurePeaks(int threads);
 
-// DESIGN.md §3: T_lim = max(FMAs / peak, output bytes / write bw + distinct input bytes / read bw), seconds.
+// docs/performance-model.md: T_lim = max(FMAs / peak, output bytes / write bw + distinct input bytes / read bw), seconds.
 double LimitSeconds(const Workload& w, const Peaks& peaks);
 
 }  // namespace bench

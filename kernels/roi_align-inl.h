@@ -21,11 +21,12 @@ namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Channels-last data: element (row, col, c) is at base[row * row_stride + col * pixel_stride + c], and no
-// element at or past `end` may be read.
+// Channels-last data of element type T: element (row, col, c) is at base[row * row_stride + col * pixel_stride
+// + c], and no element at or past `end` may be read.
+template <typename T>
 struct ChannelsLast {
-  const float* base;
-  const float* end;
+  const T* base;
+  const T* end;
   int64_t row_stride, pixel_stride;
 };
 
@@ -38,29 +39,48 @@ struct BinSamples {
   MergedTap* merged;
 };
 
-// Loads `n` <= Lanes(d) floats at p: a full vector when that stays inside the buffer (extra lanes are ignored by
-// the caller), else through a zero-padded copy, so that the last pixel is never over-read.
+// Where a bin's channels go: `partial` (f32) holds the state between calls that process parts of its sample
+// rows, `out` receives the finished result in the output's element type. They may be the same memory.
+template <typename TOut>
+struct BinOutput {
+  float* partial;
+  TOut* out;
+};
+
+// Element loads and stores, widened to and narrowed from f32 vectors. Every element type the kernels serve
+// has an overload here; the bin loop itself is written once for all of them.
 template <class D>
-HWY_INLINE hn::Vec<D> LoadPartial(D d, const float* p, size_t n, const float* end) {
+HWY_INLINE hn::Vec<D> LoadWide(D d, const float* p) {
+  return hn::LoadU(d, p);
+}
+template <class D>
+HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, float* p) {
+  hn::StoreU(v, d, p);
+}
+
+// Loads `n` <= Lanes(d) elements at p: a full vector when that stays inside the buffer (extra lanes are ignored
+// by the caller), else through a zero-padded copy, so that the last pixel is never over-read.
+template <class D, typename T>
+HWY_INLINE hn::Vec<D> LoadPartial(D d, const T* p, size_t n, const T* end) {
   const size_t lanes = hn::Lanes(d);
-  if (p + lanes <= end) return hn::LoadU(d, p);
-  HWY_ALIGN float buf[hn::MaxLanes(d)] = {};
-  std::memcpy(buf, p, n * sizeof(float));
-  return hn::Load(d, buf);
+  if (p + lanes <= end) return LoadWide(d, p);
+  HWY_ALIGN T buf[hn::MaxLanes(d)] = {};
+  std::memcpy(buf, p, n * sizeof(T));
+  return LoadWide(d, static_cast<const T*>(buf));
 }
 
 // Stores the first n lanes of v at p without touching p[n..]: other threads may own those elements.
-template <class D>
-HWY_INLINE void StorePartial(D d, hn::Vec<D> v, float* p, size_t n) {
-  HWY_ALIGN float buf[hn::MaxLanes(d)];
-  hn::Store(v, d, buf);
-  std::memcpy(p, buf, n * sizeof(float));
+template <class D, typename T>
+HWY_INLINE void StorePartial(D d, hn::Vec<D> v, T* p, size_t n) {
+  HWY_ALIGN T buf[hn::MaxLanes(d)];
+  StoreNarrow(d, v, buf);
+  std::memcpy(p, buf, n * sizeof(T));
 }
 
 // Whether p is aligned for hn::Stream.
-template <class D>
-HWY_INLINE bool IsVectorAligned(D d, const float* p) {
-  return reinterpret_cast<uintptr_t>(p) % (hn::Lanes(d) * sizeof(float)) == 0;
+template <class D, typename T>
+HWY_INLINE bool IsVectorAligned(D d, const T* p) {
+  return reinterpret_cast<uintptr_t>(p) % (hn::Lanes(d) * sizeof(T)) == 0;
 }
 
 // Stores a finished vector: a non-temporal store when `stream` (p is then vector-aligned), which writes the
@@ -76,14 +96,14 @@ HWY_INLINE void Put(D d, V v, float* p, bool stream) {
 
 // Loads the 4 taps of one vector of channels; `Safe` = every full-vector load stays inside the buffer, checked
 // once per sample instead of per load.
-template <bool Safe, class D, class V>
-HWY_INLINE void LoadTaps(D d, const float* p00, const float* p01, const float* p10, const float* p11, size_t n,
-                         const float* end, V& v00, V& v01, V& v10, V& v11) {
+template <bool Safe, class D, class V, typename T>
+HWY_INLINE void LoadTaps(D d, const T* p00, const T* p01, const T* p10, const T* p11, size_t n, const T* end,
+                         V& v00, V& v01, V& v10, V& v11) {
   if (Safe) {
-    v00 = hn::LoadU(d, p00);
-    v01 = hn::LoadU(d, p01);
-    v10 = hn::LoadU(d, p10);
-    v11 = hn::LoadU(d, p11);
+    v00 = LoadWide(d, p00);
+    v01 = LoadWide(d, p01);
+    v10 = LoadWide(d, p10);
+    v11 = LoadWide(d, p11);
   } else {
     v00 = LoadPartial(d, p00, n, end);
     v01 = LoadPartial(d, p01, n, end);
@@ -109,11 +129,12 @@ HWY_INLINE V LargerNumber(V x, V y) {
 
 // One sample's step of one vector of channels for the MAX modes: the running maximum is in acc. A weight of 0
 // on an infinite pixel makes the sample (MAX) or the tap (MAX_ONNX) NaN, which then does not count.
-template <PoolMode M, bool Safe, class D, class V>
-HWY_INLINE void MaxStep(D d, V& acc, V w00, V w01, V w10, V w11, const float* p00, const float* p01,
-                        const float* p10, const float* p11, size_t n, const float* end) {
+template <PoolMode M, bool Safe, class D, class V, typename T>
+HWY_INLINE void MaxStep(D d, V& acc, V w00, V w01, V w10, V w11, const T* p00, const T* p01, const T* p10,
+                        const T* p11, size_t n, const T* end) {
   V v00, v01, v10, v11;
   LoadTaps<Safe>(d, p00, p01, p10, p11, n, end, v00, v01, v10, v11);
+  static_assert(M == PoolMode::kMax || M == PoolMode::kMaxOnnx, "the MAX modes only");
   if (M == PoolMode::kMax) {
     V v = hn::Mul(w00, v00);
     v = hn::MulAdd(w01, v01, v);
@@ -130,8 +151,8 @@ HWY_INLINE void MaxStep(D d, V& acc, V w00, V w01, V w10, V w11, const float* p0
 // Folds every sample of `s` into the running maxima of U (1 or 4) vectors of channels starting at c; the last
 // vector holds `tail` valid lanes. The state is in separate vectors (SVE vectors cannot be array elements or
 // struct members). An outside sample counts as 0.
-template <PoolMode M, int U, class D, class V>
-HWY_INLINE void MaxSamples(D d, const ChannelsLast& in, const BinSamples& s, int64_t c, size_t tail, V& a0, V& a1,
+template <PoolMode M, int U, class D, class V, typename T>
+HWY_INLINE void MaxSamples(D d, const ChannelsLast<T>& in, const BinSamples& s, int64_t c, size_t tail, V& a0, V& a1,
                            V& a2, V& a3) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t iy = s.iy_begin; iy < s.iy_end; ++iy) {
@@ -150,10 +171,10 @@ HWY_INLINE void MaxSamples(D d, const ChannelsLast& in, const BinSamples& s, int
       // The same weight products as the reference.
       const V w00 = hn::Set(d, ty.w_lo * tx.w_lo), w01 = hn::Set(d, ty.w_lo * tx.w_hi);
       const V w10 = hn::Set(d, ty.w_hi * tx.w_lo), w11 = hn::Set(d, ty.w_hi * tx.w_hi);
-      const float* p00 = in.base + ty.lo * in.row_stride + tx.lo * in.pixel_stride + c;
-      const float* p01 = in.base + ty.lo * in.row_stride + tx.hi * in.pixel_stride + c;
-      const float* p10 = in.base + ty.hi * in.row_stride + tx.lo * in.pixel_stride + c;
-      const float* p11 = in.base + ty.hi * in.row_stride + tx.hi * in.pixel_stride + c;
+      const T* p00 = in.base + ty.lo * in.row_stride + tx.lo * in.pixel_stride + c;
+      const T* p01 = in.base + ty.lo * in.row_stride + tx.hi * in.pixel_stride + c;
+      const T* p10 = in.base + ty.hi * in.row_stride + tx.lo * in.pixel_stride + c;
+      const T* p11 = in.base + ty.hi * in.row_stride + tx.hi * in.pixel_stride + c;
       // p11 is the highest address: if its last vector fits, every load of this sample does.
       if (U == 1) {
         if (p11 + lanes <= in.end) {
@@ -181,12 +202,12 @@ HWY_INLINE void MaxSamples(D d, const ChannelsLast& in, const BinSamples& s, int
 }
 
 // Loads U (8, 4 or 1) vectors of channels at p and adds w times each to its own accumulator (AVG).
-template <bool Safe, int U, class D, class V>
-HWY_INLINE void MergedStep(D d, V w, const float* p, size_t tail, const float* end, V& a0, V& a1, V& a2, V& a3,
+template <bool Safe, int U, class D, class V, typename T>
+HWY_INLINE void MergedStep(D d, V w, const T* p, size_t tail, const T* end, V& a0, V& a1, V& a2, V& a3,
                            V& a4, V& a5, V& a6, V& a7) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t n = U == 1 ? tail : hn::Lanes(d);
-  auto load = [&](int64_t i) { return Safe ? hn::LoadU(d, p + i * lanes) : LoadPartial(d, p + i * lanes, n, end); };
+  auto load = [&](int64_t i) { return Safe ? LoadWide(d, p + i * lanes) : LoadPartial(d, p + i * lanes, n, end); };
   a0 = hn::MulAdd(w, load(0), a0);
   if (U >= 4) {
     a1 = hn::MulAdd(w, load(1), a1);
@@ -205,13 +226,13 @@ HWY_INLINE void MergedStep(D d, V w, const float* p, size_t tail, const float* e
 // in row-major order, into one chain per vector, so every channel sees the same arithmetic whichever U handles
 // it (results do not depend on how threads split channels). `max_col` is the largest column offset: one bounds
 // check per row covers all of its loads.
-template <int U, class D, class V>
-HWY_INLINE void AccumulateMerged(D d, const ChannelsLast& in, const MergedTap* rows, int64_t ny, const MergedTap* cols,
+template <int U, class D, class V, typename T>
+HWY_INLINE void AccumulateMerged(D d, const ChannelsLast<T>& in, const MergedTap* rows, int64_t ny, const MergedTap* cols,
                                  int64_t nx, int64_t max_col, int64_t c, size_t tail, V& a0, V& a1, V& a2, V& a3,
                                  V& a4, V& a5, V& a6, V& a7) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t r = 0; r < ny; ++r) {
-    const float* row = in.base + rows[r].offset + c;
+    const T* row = in.base + rows[r].offset + c;
     const float wy = rows[r].weight;
     if (row + max_col + U * lanes <= in.end) {
       for (int64_t j = 0; j < nx; ++j) {
@@ -227,18 +248,29 @@ HWY_INLINE void AccumulateMerged(D d, const ChannelsLast& in, const MergedTap* r
   }
 }
 
-// AVG of channels [0, channels) of one bin into out[0, channels), with PoolBinMax's first/last protocol. Eight
-// vectors per pass: eight independent FMA chains cover the FMA latency and halve the passes (and the per-tap
-// weight broadcasts) of four; 8 accumulators + weight + load fit 16-register ISAs.
-template <class D>
-HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast& in, const BinSamples& s, int64_t channels, bool first,
-                             bool last, bool stream, float* out) {
+// Writes U vectors of one bin's channels at c: into `out` (in its element type) when the bin is finished, else
+// its partial state into `partial`.
+template <class D, class V, typename TOut>
+HWY_INLINE void WriteVector(D d, V v, const BinOutput<TOut>& o, int64_t c, bool last, bool streaming) {
+  if (last) {
+    Put(d, v, o.out + c, streaming);
+  } else {
+    hn::StoreU(v, d, o.partial + c);
+  }
+}
+
+// AVG of channels [0, channels) of one bin, with PoolBinMax's first/last protocol. Eight vectors per pass: eight
+// independent FMA chains cover the FMA latency and halve the passes (and the per-tap weight broadcasts) of four;
+// 8 accumulators + weight + load fit 16-register ISAs.
+template <class D, typename TIn, typename TOut>
+HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples& s, int64_t channels, bool first,
+                             bool last, bool stream, const BinOutput<TOut>& o) {
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool empty = s.grid_h * s.grid_w == 0;
   const V count = hn::Set(d, static_cast<float>(s.grid_h * s.grid_w));
-  const float* const out_end = out + channels;
+  const float* const partial_end = o.partial + channels;
   // The rows of the sample rows processed now; the columns of all sample columns.
   const int64_t ny = MergeTaps(s.y + s.iy_begin, s.iy_end - s.iy_begin, in.row_stride, s.merged);
   const MergedTap* const rows = s.merged;
@@ -246,92 +278,98 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast& in, const BinSamples& s, i
   const int64_t nx = MergeTaps(s.x, s.grid_w, in.pixel_stride, s.merged + ny);
   int64_t max_col = 0;
   for (int64_t j = 0; j < nx; ++j) max_col = HWY_MAX(max_col, cols[j].offset);
-  auto start = [&](const float* o) { return first ? hn::Zero(d) : hn::LoadU(d, o); };
+  auto start = [&](int64_t c) { return first ? hn::Zero(d) : hn::LoadU(d, o.partial + c); };
   auto finish = [&](V acc) {
     if (!last) return acc;
     return empty ? hn::Zero(d) : hn::Div(acc, count);
   };
-  const bool streaming = last && stream && IsVectorAligned(d, out);
+  const bool streaming = last && stream && IsVectorAligned(d, o.out);
+  auto write = [&](V acc, int64_t c) { WriteVector(d, finish(acc), o, c, last, streaming); };
   int64_t c = 0;
   for (; c + 8 * lanes <= channels; c += 8 * lanes) {
-    float* o = out + c;
-    V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes);
-    V a4 = start(o + 4 * lanes), a5 = start(o + 5 * lanes), a6 = start(o + 6 * lanes), a7 = start(o + 7 * lanes);
+    V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
+    V a4 = start(c + 4 * lanes), a5 = start(c + 5 * lanes), a6 = start(c + 6 * lanes), a7 = start(c + 7 * lanes);
     AccumulateMerged<8>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, a4, a5, a6, a7);
-    Put(d, finish(a0), o, streaming);
-    Put(d, finish(a1), o + lanes, streaming);
-    Put(d, finish(a2), o + 2 * lanes, streaming);
-    Put(d, finish(a3), o + 3 * lanes, streaming);
-    Put(d, finish(a4), o + 4 * lanes, streaming);
-    Put(d, finish(a5), o + 5 * lanes, streaming);
-    Put(d, finish(a6), o + 6 * lanes, streaming);
-    Put(d, finish(a7), o + 7 * lanes, streaming);
+    write(a0, c);
+    write(a1, c + lanes);
+    write(a2, c + 2 * lanes);
+    write(a3, c + 3 * lanes);
+    write(a4, c + 4 * lanes);
+    write(a5, c + 5 * lanes);
+    write(a6, c + 6 * lanes);
+    write(a7, c + 7 * lanes);
   }
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
-    float* o = out + c;
-    V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes), unused = a0;
+    V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes), unused = a0;
     AccumulateMerged<4>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, unused, unused, unused, unused);
-    Put(d, finish(a0), o, streaming);
-    Put(d, finish(a1), o + lanes, streaming);
-    Put(d, finish(a2), o + 2 * lanes, streaming);
-    Put(d, finish(a3), o + 3 * lanes, streaming);
+    write(a0, c);
+    write(a1, c + lanes);
+    write(a2, c + 2 * lanes);
+    write(a3, c + 3 * lanes);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V a0 = first ? hn::Zero(d) : LoadPartial(d, out + c, n, out_end), unused = a0;
+    V a0 = first ? hn::Zero(d) : LoadPartial(d, o.partial + c, n, partial_end), unused = a0;
     AccumulateMerged<1>(d, in, rows, ny, cols, nx, max_col, c, n, a0, unused, unused, unused, unused, unused, unused,
                         unused);
-    StorePartial(d, finish(a0), out + c, n);
+    if (last) {
+      StorePartial(d, finish(a0), o.out + c, n);
+    } else {
+      StorePartial(d, a0, o.partial + c, n);
+    }
   }
 }
 
-// MAX or MAX_ONNX of channels [0, channels) of one bin into out[0, channels). `first`: start from -inf, else
-// resume from the partial state in `out`; `last`: finish (a bin without samples is 0) — a bin may be processed
-// in several calls over sample-row ranges with the exact same result as one call. Four vectors per pass hide the
-// max latency without spilling on 16-register ISAs.
-template <PoolMode M, class D>
-HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast& in, const BinSamples& s, int64_t channels, bool first,
-                             bool last, bool stream, float* out) {
+// MAX or MAX_ONNX of channels [0, channels) of one bin. `first`: start from -inf, else resume from the partial
+// state in o.partial; `last`: finish into o.out (a bin without samples is 0), else leave the partial state. A
+// bin may be processed in several calls over sample-row ranges with the exact same result as one call. Four
+// vectors per pass hide the max latency without spilling on 16-register ISAs.
+template <PoolMode M, class D, typename TIn, typename TOut>
+HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast<TIn>& in, const BinSamples& s, int64_t channels, bool first,
+                             bool last, bool stream, const BinOutput<TOut>& o) {
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool empty = s.grid_h * s.grid_w == 0;
-  const float* const out_end = out + channels;
-  auto start = [&](const float* o) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, o); };
+  const float* const partial_end = o.partial + channels;
+  auto start = [&](int64_t c) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, o.partial + c); };
   auto finish = [&](V acc) { return last && empty ? hn::Zero(d) : acc; };
-  const bool streaming = last && stream && IsVectorAligned(d, out);
+  const bool streaming = last && stream && IsVectorAligned(d, o.out);
+  auto write = [&](V acc, int64_t c) { WriteVector(d, finish(acc), o, c, last, streaming); };
   int64_t c = 0;
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
-    float* o = out + c;
-    V a0 = start(o), a1 = start(o + lanes), a2 = start(o + 2 * lanes), a3 = start(o + 3 * lanes);
+    V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
     MaxSamples<M, 4>(d, in, s, c, full, a0, a1, a2, a3);
-    Put(d, finish(a0), o, streaming);
-    Put(d, finish(a1), o + lanes, streaming);
-    Put(d, finish(a2), o + 2 * lanes, streaming);
-    Put(d, finish(a3), o + 3 * lanes, streaming);
+    write(a0, c);
+    write(a1, c + lanes);
+    write(a2, c + 2 * lanes);
+    write(a3, c + 3 * lanes);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, out + c, n, out_end), unused = a0;
+    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, o.partial + c, n, partial_end), unused = a0;
     MaxSamples<M, 1>(d, in, s, c, n, a0, unused, unused, unused);
-    StorePartial(d, finish(a0), out + c, n);
+    if (last) {
+      StorePartial(d, finish(a0), o.out + c, n);
+    } else {
+      StorePartial(d, a0, o.partial + c, n);
+    }
   }
 }
 
 // PoolBin for a run-time pool mode.
 // `stream`: finished full vectors may bypass the cache (the output is too large to stay there; the caller
 // calls hwy::FlushStream before the output is read).
-template <class D>
-HWY_INLINE void PoolBinAnyMode(D d, PoolMode mode, const ChannelsLast& in, const BinSamples& s, int64_t channels,
-                               bool first, bool last, bool stream, float* out) {
+template <class D, typename TIn, typename TOut>
+HWY_INLINE void PoolBinAnyMode(D d, PoolMode mode, const ChannelsLast<TIn>& in, const BinSamples& s,
+                               int64_t channels, bool first, bool last, bool stream, const BinOutput<TOut>& o) {
   switch (mode) {
-    case PoolMode::kMax:
-      return PoolBinMax<PoolMode::kMax>(d, in, s, channels, first, last, stream, out);
-    case PoolMode::kMaxOnnx:
-      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, s, channels, first, last, stream, out);
     case PoolMode::kAvg:
-    default:
-      return PoolBinAvg(d, in, s, channels, first, last, stream, out);
+      return PoolBinAvg(d, in, s, channels, first, last, stream, o);
+    case PoolMode::kMax:
+      return PoolBinMax<PoolMode::kMax>(d, in, s, channels, first, last, stream, o);
+    case PoolMode::kMaxOnnx:
+      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, s, channels, first, last, stream, o);
   }
 }
 

@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "kernels/kernel_tables.h"
+#include "kernels/kernel_descriptor.h"
 #include "kernels/roi_align-inl.h"
 #include "kernels/row_bands.h"
 #include "kernels/scratch.h"
@@ -62,8 +62,10 @@ void BinsToPlanes(const float* bins, int64_t count, int64_t bin_stride, int64_t 
 }
 
 // One RoI's state while its bins are processed in rectangles.
+template <typename T>
 struct RoiWork {
   const Problem& p;
+  const Pass& pass;
   Scratch& s;
   int64_t k, batch, c_begin, c_end;
   AxisGeometry gy, gx;
@@ -71,7 +73,8 @@ struct RoiWork {
 
 // Pools bins [ph0, ph1) x [pw0, pw1) of the RoI for all its channels, channel_block channels at a time, taking
 // sample rows rows_per_chunk at a time (== grid_h unless a single bin's footprint exceeds the tile).
-void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw1, int64_t rows_per_chunk,
+template <typename T>
+void ProcessRect(const RoiWork<T>& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw1, int64_t rows_per_chunk,
                  int64_t channel_block) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -96,29 +99,30 @@ void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_
 
       // Channels-last tile: tile[(row * nx + col) * stride + channel]; padding lanes zeroed (no denormal junk).
       // Channel-innermost copy: contiguous tile writes, and the n planes' current lines stay in L1 across cols.
-      const float* plane0 = p.input + ((w.batch * p.channels + c) * H) * W;
+      const T* plane0 = static_cast<const T*>(p.input) + ((w.batch * p.channels + c) * H) * W;
       const int64_t plane_stride = H * W;
       for (int64_t yi = 0; yi < ny; ++yi) {
-        const float* row0 = plane0 + s.rows[yi] * W;
+        const T* row0 = plane0 + s.rows[yi] * W;
         for (int64_t xi = 0; xi < nx; ++xi) {
-          const float* src = row0 + s.cols[xi];
+          const T* src = row0 + s.cols[xi];
           float* dst = tile + (yi * nx + xi) * stride;
           for (int64_t ci = 0; ci < n; ++ci) dst[ci] = src[ci * plane_stride];
           for (int64_t ci = n; ci < stride; ++ci) dst[ci] = 0.0f;
         }
       }
-      const ChannelsLast in = {tile, tile + ny * nx * stride, nx * stride, stride};
+      const ChannelsLast<float> in = {tile, tile + ny * nx * stride, nx * stride, stride};
       for (int64_t ph = ph0; ph < ph1; ++ph) {
         for (int64_t pw = pw0; pw < pw1; ++pw) {
           const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, iy0,
                                       iy1, s.merged.data()};
           float* out = bins + ((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride;
-          PoolBinAnyMode(d, p.params.pool_mode, in, samples, stride, iy0 == 0, iy1 == gh, false, out);
+          PoolBinAnyMode(d, p.params.pool_mode, in, samples, stride, iy0 == 0, iy1 == gh, false,
+                         BinOutput<float>{out, out});
         }
       }
     }
     // Transpose the finished bins into the planar output, one row of bins at a time.
-    float* const planes = p.output + (w.k * p.channels + c) * PH * PW;
+    T* const planes = static_cast<T*>(p.output) + (w.k * p.channels + c) * PH * PW;
     for (int64_t ph = ph0; ph < ph1; ++ph) {
       BinsToPlanes(bins + (ph - ph0) * (pw1 - pw0) * stride, pw1 - pw0, stride, n, planes + ph * PW + pw0,
                    PH * PW);
@@ -126,29 +130,35 @@ void ProcessRect(const RoiWork& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_
   }
 }
 
-// The RoI's bins from the channels-last band of map rows that the strategy layer prepared for all RoIs of the
-// image: only the sample rows in the band, with y taps made relative to its first row. The bins with samples in
-// the band are consecutive rows of bins; they are pooled channels-last and transposed into the planar output in
-// 4x4 register tiles. A bin row that began in an earlier band resumes from its partial state in the output
-// (first/last protocol), transposed back first.
-void ProcessShared(const RoiWork& w) {
+// The RoI's bins from the channels-last band of map rows that the plan prepared for all RoIs of the image
+// (Pass::channels_last_rows): only the sample rows in the band, with y taps made relative to its first row. The
+// bins with samples in the band are consecutive rows of bins; they are pooled channels-last and transposed into
+// the planar output in 4x4 register tiles. A bin row that began in an earlier band resumes from its partial
+// state (first/last protocol), transposed back first; a row that goes on in a later band leaves its state in
+// Pass::partial.
+template <typename T>
+void ProcessShared(const RoiWork<T>& w) {
   const hn::ScalableTag<float> d;
   const Problem& p = w.p;
+  const Pass& pass = w.pass;
   Scratch& s = w.s;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, C = p.channels;
   const int64_t gh = w.gy.grid, gw = w.gx.grid, n = w.c_end - w.c_begin;
-  HWY_DASSERT(w.batch == p.shared_image);
-  const int64_t r0 = p.shared_row_begin;
-  const float* const band_end = p.shared_nhwc + (p.shared_row_end - r0) * p.width * C;
-  const ChannelsLast in = {p.shared_nhwc + w.c_begin, band_end, p.width * C, C};
+  HWY_DASSERT(w.batch == pass.image);
+  const int64_t r0 = pass.rows_begin;
+  const T* const rows = static_cast<const T*>(pass.channels_last_rows);
+  const T* const band_end = rows + (pass.rows_end - r0) * p.width * C;
+  const ChannelsLast<T> in = {rows + w.c_begin, band_end, p.width * C, C};
   float* const bins = s.bins.get();
-  float* const planes = p.output + (w.k * C + w.c_begin) * PH * PW;
+  const int64_t roi_offset = (w.k * C + w.c_begin) * PH * PW;
+  T* const planes = static_cast<T*>(p.output) + roi_offset;
+  float* const partial_planes = pass.partial + roi_offset;
   // Sample rows [ib, ie) of each bin row in the band (y taps rebased), and the bin rows [ph0, ph1) that have any.
   int64_t ph0 = PH, ph1 = 0, resume_ph = -1;
   for (int64_t ph = 0; ph < PH; ++ph) {
     const AxisTap* ty = s.y_taps.data() + ph * gh;
     int64_t ib = 0, ie = 0;
-    if (!SampleRowsInBand(w.gy, ty, ph, p.band_rows, p.band, p.num_bands, &ib, &ie)) continue;
+    if (!SampleRowsInBand(w.gy, ty, ph, pass.band_rows, pass.band, pass.num_bands, &ib, &ie)) continue;
     s.band_samples[2 * ph] = ib;
     s.band_samples[2 * ph + 1] = ie;
     ph0 = std::min(ph0, ph);
@@ -158,7 +168,7 @@ void ProcessShared(const RoiWork& w) {
     for (int64_t iy = ib; iy < ie; ++iy) {
       band_ty[iy] = ty[iy];
       if (!ty[iy].valid) continue;
-      HWY_DASSERT(ty[iy].lo >= r0 && ty[iy].hi < p.shared_row_end);
+      HWY_DASSERT(ty[iy].lo >= r0 && ty[iy].hi < pass.rows_end);
       band_ty[iy].lo -= r0;
       band_ty[iy].hi -= r0;
     }
@@ -167,10 +177,10 @@ void ProcessShared(const RoiWork& w) {
   const int64_t bins_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kTileFloats) / n);
   for (int64_t b0 = ph0 * PW; b0 < ph1 * PW; b0 += bins_per_chunk) {
     const int64_t b1 = std::min(ph1 * PW, b0 + bins_per_chunk);
-    if (resume_ph >= 0) {  // the chunk's bins of the resumed row: planar output -> channels-last bins
+    if (resume_ph >= 0) {  // the chunk's bins of the resumed row: planar partial state -> channels-last bins
       const int64_t r_begin = std::max(b0, resume_ph * PW), r_end = std::min(b1, (resume_ph + 1) * PW);
       if (r_begin < r_end) {
-        TransposeTile(planes + r_begin, PH * PW, n, 0, n, 0, r_end - r_begin, bins + (r_begin - b0) * n);
+        TransposeTile(partial_planes + r_begin, PH * PW, n, 0, n, 0, r_end - r_begin, bins + (r_begin - b0) * n);
       }
     }
     for (int64_t bin = b0; bin < b1; ++bin) {
@@ -178,9 +188,23 @@ void ProcessShared(const RoiWork& w) {
       const int64_t ib = s.band_samples[2 * ph], ie = s.band_samples[2 * ph + 1];
       const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, ib, ie,
                                   s.merged.data()};
-      PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, false, bins + (bin - b0) * n);
+      float* const out = bins + (bin - b0) * n;
+      PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, false, BinOutput<float>{out, out});
     }
-    BinsToPlanes(bins, b1 - b0, n, n, planes + b0, PH * PW);
+    // Finished rows go to the output, rows that go on in a later band to the partial state: runs of bins whose
+    // rows agree, usually the whole chunk.
+    auto finished = [&](int64_t bin) { return s.band_samples[2 * (bin / PW) + 1] == gh; };
+    for (int64_t r0_bin = b0; r0_bin < b1;) {
+      int64_t r1_bin = std::min(b1, (r0_bin / PW + 1) * PW);
+      while (r1_bin < b1 && finished(r1_bin) == finished(r0_bin)) r1_bin = std::min(b1, r1_bin + PW);
+      const float* src = bins + (r0_bin - b0) * n;
+      if (finished(r0_bin)) {
+        BinsToPlanes(src, r1_bin - r0_bin, n, n, planes + r0_bin, PH * PW);
+      } else {
+        BinsToPlanes(src, r1_bin - r0_bin, n, n, partial_planes + r0_bin, PH * PW);
+      }
+      r0_bin = r1_bin;
+    }
   }
 }
 
@@ -193,25 +217,27 @@ int64_t ChannelBlock(int64_t pixels, int64_t bins, int64_t lanes, int64_t channe
 
 }  // namespace
 
-void RoiAlignNchw(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end,
-                  Scratch& scratch) {
+template <typename T>
+void RoiAlignNchw(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t roi_end, int64_t c_begin,
+                  int64_t c_end, Scratch& scratch) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, C = c_end - c_begin;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
     const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
-    const RoiWork w = {p,
-                       scratch,
-                       k,
-                       roi.batch,
-                       c_begin,
-                       c_end,
-                       AxisOf(roi.y1, roi.y2, PH, p.params),
-                       AxisOf(roi.x1, roi.x2, PW, p.params)};
+    const RoiWork<T> w = {p,
+                          pass,
+                          scratch,
+                          k,
+                          roi.batch,
+                          c_begin,
+                          c_end,
+                          AxisOf(roi.y1, roi.y2, PH, p.params),
+                          AxisOf(roi.x1, roi.x2, PW, p.params)};
     const int64_t gh = w.gy.grid, gw = w.gx.grid;
     FillAxisTaps(w.gy, PH, p.height, scratch.y_taps.data());
     FillAxisTaps(w.gx, PW, p.width, scratch.x_taps.data());
-    if (p.shared_nhwc != nullptr) {
+    if (pass.channels_last_rows != nullptr) {
       ProcessShared(w);
       continue;
     }
@@ -249,6 +275,8 @@ void RoiAlignNchw(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t 
   }
 }
 
+TargetKernel NchwTargetKernel() { return {HWY_TARGET, {&RoiAlignNchw<float>, nullptr, nullptr}}; }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace internal
 }  // namespace roialign
@@ -257,5 +285,22 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "kernels/per_target_table.h"
 
-ROIALIGN_DEFINE_KERNEL_TABLE(RoiAlignNchwKernels, RoiAlignNchw)
+namespace roialign {
+namespace internal {
+
+const KernelDescriptor& RoiAlignNchwDescriptor() {
+  static const TargetKernel kTargets[] = {ROIALIGN_PER_TARGET_ENTRIES(NchwTargetKernel)};
+  PlannerNeeds needs;
+  needs.tiles = true;
+  needs.band_transform = true;
+  // 64 channels: one 8-vector AVG pass on AVX2; on the l3, adaptive and pooled14 workloads it beat 32, and 128
+  // lost on pooled14 (bench/ab.py).
+  needs.channel_block = 64;
+  static const KernelDescriptor kDescriptor = {"roi_align_nchw", Layout::kNCHW, 0, needs, kTargets,
+                                               sizeof(kTargets) / sizeof(kTargets[0])};
+  return kDescriptor;
+}
+
+}  // namespace internal
+}  // namespace roialign
 #endif  // HWY_ONCE

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "kernels/kernel_tables.h"
+#include "kernels/kernel_descriptor.h"
 #include "kernels/roi_align-inl.h"
 #include "kernels/row_bands.h"
 #include "kernels/scratch.h"
@@ -20,52 +20,58 @@ namespace HWY_NAMESPACE {
 
 // Bytes of tap pixels one pass over a bin's samples may touch before the pass is split into sample-row chunks.
 // The bin loop makes one pass per 8 (AVG) or 4 (MAX) vectors of channels; when a large adaptive bin's footprint
-// exceeds L2, every pass would refetch it from L3. Chunks keep it in L2 across passes (measured: adaptive
-// workload, see issue 5).
+// exceeds L2, every pass would refetch it from L3. Chunks keep it in L2 across passes (this helped the adaptive
+// workload of bench/workloads.cc).
 constexpr int64_t kBinFootprintBytes = 256 * 1024;
 
 // Per RoI: one x and one y tap table (separable geometry), then every bin straight from the input.
-void RoiAlignNhwc(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end,
-                  Scratch& scratch) {
+template <typename T>
+void RoiAlignNhwc(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t roi_end, int64_t c_begin,
+                  int64_t c_end, Scratch& scratch) {
   const hn::ScalableTag<float> d;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
   const int64_t C = p.channels, H = p.height, W = p.width;
-  const float* const input_end = p.input + p.batch * H * W * C;
+  const T* const input = static_cast<const T*>(p.input);
+  T* const output = static_cast<T*>(p.output);
+  const T* const input_end = input + p.batch * H * W * C;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
     const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
     const AxisGeometry gy = AxisOf(roi.y1, roi.y2, PH, p.params);
     const AxisGeometry gx = AxisOf(roi.x1, roi.x2, PW, p.params);
     FillAxisTaps(gy, PH, H, scratch.y_taps.data());
     FillAxisTaps(gx, PW, W, scratch.x_taps.data());
-    const ChannelsLast in = {p.input + roi.batch * H * W * C + c_begin, input_end, W * C, C};
-    // Sample rows per chunk: each sample reads 4 pixels of C floats. Sized from C, not from this task's channel
+    const ChannelsLast<T> in = {input + roi.batch * H * W * C + c_begin, input_end, W * C, C};
+    // Sample rows per chunk: each sample reads 4 pixels of C elements. Sized from C, not from this task's channel
     // range, so that chunking (which changes AVG's rounding) never depends on how threads split the channels.
-    const int64_t row_bytes = std::max<int64_t>(1, gx.grid * 4 * C * 4);
+    const int64_t row_bytes = std::max<int64_t>(1, gx.grid * 4 * C * static_cast<int64_t>(sizeof(T)));
     const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / row_bytes);
     int64_t first_band = 0, last_band = 0;
-    const bool banded =
-        p.band_rows > 0 && RoiBands(gy, PH, scratch.y_taps.data(), p.band_rows, p.num_bands, &first_band, &last_band);
-    if (p.band < first_band || p.band > last_band) continue;  // not in this band (unbanded: whole in band 0)
+    const bool banded = pass.band_rows > 0 && RoiBands(gy, PH, scratch.y_taps.data(), pass.band_rows,
+                                                       pass.num_bands, &first_band, &last_band);
+    if (pass.band < first_band || pass.band > last_band) continue;  // not in this band (unbanded: whole in band 0)
     for (int64_t ph = 0; ph < PH; ++ph) {
-      // Sample rows [ib, ie) of this row of bins belong to this call's band.
+      // Sample rows [ib, ie) of this row of bins belong to this pass's band.
       const AxisTap* ty = scratch.y_taps.data() + ph * gy.grid;
       int64_t ib = 0, ie = gy.grid;
-      if (banded && !SampleRowsInBand(gy, ty, ph, p.band_rows, p.band, p.num_bands, &ib, &ie)) continue;
+      if (banded && !SampleRowsInBand(gy, ty, ph, pass.band_rows, pass.band, pass.num_bands, &ib, &ie)) continue;
       for (int64_t pw = 0; pw < PW; ++pw) {
-        float* out = p.output + ((k * PH + ph) * PW + pw) * C + c_begin;
-        // The output holds the partial state between chunks and bands (the bin loop's first/last protocol).
+        const int64_t offset = ((k * PH + ph) * PW + pw) * C + c_begin;
+        const BinOutput<T> out = {pass.partial + offset, output + offset};
+        // Partial state between chunks and bands is in pass.partial (the bin loop's first/last protocol).
         for (int64_t iy0 = ib; iy0 == ib || iy0 < ie; iy0 += rows_per_chunk) {
           const int64_t iy1 = std::min(ie, iy0 + rows_per_chunk);
           const BinSamples s = {ty, scratch.x_taps.data() + pw * gx.grid, gy.grid, gx.grid, iy0, iy1,
                                 scratch.merged.data()};
-          PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, iy0 == 0, iy1 == gy.grid, p.stream_output,
-                         out);
+          PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, iy0 == 0, iy1 == gy.grid,
+                         pass.stream_output, out);
         }
       }
     }
   }
-  if (p.stream_output) hwy::FlushStream();  // order the non-temporal stores before the caller's barrier
+  if (pass.stream_output) hwy::FlushStream();  // order the non-temporal stores before the caller's barrier
 }
+
+TargetKernel NhwcTargetKernel() { return {HWY_TARGET, {&RoiAlignNhwc<float>, nullptr, nullptr}}; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace internal
@@ -75,5 +81,20 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "kernels/per_target_table.h"
 
-ROIALIGN_DEFINE_KERNEL_TABLE(RoiAlignNhwcKernels, RoiAlignNhwc)
+namespace roialign {
+namespace internal {
+
+const KernelDescriptor& RoiAlignNhwcDescriptor() {
+  static const TargetKernel kTargets[] = {ROIALIGN_PER_TARGET_ENTRIES(NhwcTargetKernel)};
+  PlannerNeeds needs;
+  needs.row_bands = true;
+  // NHWC ranks above NCHW on the same ISA: it vectorizes over channels directly, while NCHW first builds a
+  // channels-last tile.
+  static const KernelDescriptor kDescriptor = {"roi_align_nhwc", Layout::kNHWC, 1, needs, kTargets,
+                                               sizeof(kTargets) / sizeof(kTargets[0])};
+  return kDescriptor;
+}
+
+}  // namespace internal
+}  // namespace roialign
 #endif  // HWY_ONCE

@@ -1,8 +1,9 @@
-#include "kernels/roi_align_reference.h"
-
+// The scalar reference of docs/semantics.md: the oracle every other implementation is tested against. Both
+// layouts, every mode; written for clarity, not speed.
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/kernel_descriptor.h"
 #include "kernels/roi_geometry.h"
 
 namespace roialign {
@@ -23,6 +24,7 @@ int64_t OutputOffset(const Problem& p, int64_t k, int64_t c, int64_t ph, int64_t
 
 // One bilinear sample: the four weighted taps w*v in the order (y0,x0) (y0,x1) (y1,x0) (y1,x1). Returns false
 // when the sample lies outside [-1, H] x [-1, W] (it is then 0 and nothing is read).
+template <typename T>
 bool SampleTaps(const Problem& p, int64_t b, int64_t c, float y, float x, float taps[4]) {
   const int64_t H = p.height, W = p.width;
   if (!(y >= -1.0f && y <= static_cast<float>(H) && x >= -1.0f && x <= static_cast<float>(W))) return false;
@@ -44,17 +46,18 @@ bool SampleTaps(const Problem& p, int64_t b, int64_t c, float y, float x, float 
   }
   const float ly = y - static_cast<float>(y0), lx = x - static_cast<float>(x0);
   const float hy = 1.0f - ly, hx = 1.0f - lx;
-  taps[0] = hy * hx * p.input[InputOffset(p, b, c, y0, x0)];
-  taps[1] = hy * lx * p.input[InputOffset(p, b, c, y0, x1)];
-  taps[2] = ly * hx * p.input[InputOffset(p, b, c, y1, x0)];
-  taps[3] = ly * lx * p.input[InputOffset(p, b, c, y1, x1)];
+  const T* const input = static_cast<const T*>(p.input);
+  taps[0] = hy * hx * static_cast<float>(input[InputOffset(p, b, c, y0, x0)]);
+  taps[1] = hy * lx * static_cast<float>(input[InputOffset(p, b, c, y0, x1)]);
+  taps[2] = ly * hx * static_cast<float>(input[InputOffset(p, b, c, y1, x0)]);
+  taps[3] = ly * lx * static_cast<float>(input[InputOffset(p, b, c, y1, x1)]);
   return true;
 }
 
-}  // namespace
-
-void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end,
-                       Scratch& /*scratch*/) {
+// Every pass computes whole bins: the plan gives the reference no bands.
+template <typename T>
+void RoiAlignReference(const Problem& p, const Pass& /*pass*/, int64_t roi_begin, int64_t roi_end, int64_t c_begin,
+                       int64_t c_end, Scratch& /*scratch*/) {
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
   const PoolMode mode = p.params.pool_mode;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
@@ -72,7 +75,7 @@ void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int
             for (int64_t ix = 0; ix < gx.grid; ++ix) {
               const float x = SamplePosition(gx, pw, ix);
               float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-              SampleTaps(p, roi.batch, c, y, x, t);  // outside: all taps stay 0
+              SampleTaps<T>(p, roi.batch, c, y, x, t);  // outside: all taps stay 0
               const float value = t[0] + t[1] + t[2] + t[3];
               sum += value;
               if (mode == PoolMode::kMax) max = std::max(max, value);
@@ -87,12 +90,25 @@ void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int
           } else {
             out = max;
           }
-          p.output[OutputOffset(p, k, c, ph, pw)] = out;
+          static_cast<T*>(p.output)[OutputOffset(p, k, c, ph, pw)] = static_cast<T>(out);
         }
       }
     }
   }
 }
 
+constexpr TargetKernel kReference[] = {{0, {&RoiAlignReference<float>, nullptr, nullptr}}};
+
+}  // namespace
+
+// The reference serves both layouts; one descriptor each, so that implementation names say the layout.
+const KernelDescriptor& RoiAlignNhwcReferenceDescriptor() {
+  static const KernelDescriptor kDescriptor = {"roi_align_nhwc", Layout::kNHWC, 1, PlannerNeeds(), kReference, 1};
+  return kDescriptor;
+}
+const KernelDescriptor& RoiAlignNchwReferenceDescriptor() {
+  static const KernelDescriptor kDescriptor = {"roi_align_nchw", Layout::kNCHW, 0, PlannerNeeds(), kReference, 1};
+  return kDescriptor;
+}
 }  // namespace internal
 }  // namespace roialign

@@ -1,4 +1,4 @@
-// Per-RoI geometry of DESIGN.md §1.1, shared by the reference, the SIMD kernels and validation so that every
+// Per-RoI geometry of docs/semantics.md, shared by the reference, the SIMD kernels and validation so that every
 // implementation computes bit-identical sample positions and tap weights.
 #ifndef ROIALIGN_KERNELS_ROI_GEOMETRY_H_
 #define ROIALIGN_KERNELS_ROI_GEOMETRY_H_
@@ -28,14 +28,14 @@ struct CoordinateTransform {
 
 inline CoordinateTransform TransformOf(CoordinateMode mode) {
   switch (mode) {
+    case CoordinateMode::kLegacy:
+      return {0.0f, 0.0f, true};
     case CoordinateMode::kHalfPixel:
       return {0.0f, -0.5f, false};
     case CoordinateMode::kHalfPixelCentered:
       return {0.5f, -0.5f, false};
-    case CoordinateMode::kLegacy:
-    default:
-      return {0.0f, 0.0f, true};
   }
+  __builtin_unreachable();  // selection refuses values outside the enum
 }
 
 // Grid size for a RoI extent; returns -1 when a non-finite or huge extent would exceed any cap (the caller

@@ -1,5 +1,5 @@
-// Per-thread working memory of the kernels, sized once per call before the parallel region so that the hot
-// path never allocates.
+// Per-thread working memory of the kernels, sized before the parallel region so that the hot path never
+// allocates. The execution layer keeps it with the kernel between calls (execution/working_memory.h).
 #ifndef ROIALIGN_KERNELS_SCRATCH_H_
 #define ROIALIGN_KERNELS_SCRATCH_H_
 
@@ -16,7 +16,7 @@ namespace roialign {
 namespace internal {
 
 // Pixels in a channels-last tile of a RoI's footprint (NCHW kernel). With one vector of channels per pixel this
-// is 256 KiB on AVX-512 (a quarter of this CPU's L2); the buffers are sized for 2048-bit SVE (64 lanes).
+// is 256 KiB on AVX-512 (a quarter of a 1 MiB L2); the buffers are sized for 2048-bit SVE (64 lanes).
 inline constexpr size_t kTilePixels = 4096;
 inline constexpr size_t kTileFloats = kTilePixels * 64;
 

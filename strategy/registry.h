@@ -8,30 +8,26 @@
 #include <string>
 #include <vector>
 
-#include "kernels/problem.h"
+#include "core/enums.h"
+#include "kernels/kernel_descriptor.h"
 #include "roialign/roialign.hpp"
 
 namespace roialign {
 namespace internal {
-
-// Bit of an enum value in the support masks; an out-of-range value maps to bit 31, which no mask accepts.
-template <typename Enum>
-constexpr uint32_t Bit(Enum e) {
-  const int v = static_cast<int>(e);
-  return (v >= 0 && v < 31) ? uint32_t{1} << v : uint32_t{1} << 31;
-}
 
 struct Implementation {
   std::string target;     // the target it serves, e.g. "x86-avx2" or a user's "npu"
   std::string name;       // e.g. "roi_align_nhwc.avx2"
   int64_t hwy_target = 0; // the ISA it needs (a Highway target bit); 0: any CPU
   int32_t priority = 0;
-  uint32_t layouts = 0, dtypes = 0, pool_modes = 0, coordinate_modes = 0;
-  RoiAlignFn builtin = nullptr;  // built-in kernels
-  bool needs_tile = false;       // the kernel uses Scratch::tile
-  int64_t channel_block = 0;     // > 0: tasks are blocks of this many channels over all RoIs (planar kernels)
-  bool row_bands = false;        // the kernel can run RoIs band by band of map rows (kernels/row_bands.h)
+  uint32_t layouts = 0, dtypes = 0, pool_modes = 0, coordinate_modes = 0;  // masks of Bit(value)
+  // Built-in kernels, from their descriptor: the function per dtype (null where not served), the block
+  // transposer of the same ISA per dtype (for the band transform), and what the planner may do.
+  PerDType builtin{};
+  TransposePerDType transpose{};
+  PlannerNeeds needs;
   std::function<Status(const roialign_problem&)> custom;  // registered by a user
+  bool is_builtin() const { return !custom; }
 };
 
 using ImplementationPtr = std::shared_ptr<const Implementation>;

@@ -1,13 +1,16 @@
 // Selection: attribute validation, matching against the registry, and refusals that explain themselves.
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/enums.h"
+#include "execution/kernel_access.h"
+#include "execution/selected_kernel.h"
 #include "roialign/roialign.hpp"
-#include "strategy/kernel_access.h"
 #include "strategy/registry.h"
 #include "strategy/targets.h"
-#include "strategy/validation.h"
+#include "strategy/validate_params.h"
 
 namespace roialign {
 namespace {
@@ -15,17 +18,7 @@ namespace {
 using internal::Bit;
 using internal::Implementation;
 using internal::ImplementationPtr;
-
-template <typename Enum>
-std::string MaskNames(uint32_t mask, int count) {
-  std::string out;
-  for (int i = 0; i < count; ++i) {
-    if ((mask & (1u << i)) == 0) continue;
-    if (!out.empty()) out += ", ";
-    out += ToString(static_cast<Enum>(i));
-  }
-  return out.empty() ? "none" : out;
-}
+using internal::MaskNames;
 
 std::string KnownTargetList() {
   std::string out;
@@ -83,6 +76,28 @@ uint32_t Union(const std::vector<ImplementationPtr>& impls, uint32_t Implementat
   return u;
 }
 
+// UNSUPPORTED, naming what the target does serve, when none of `runnable` serves `value`.
+template <typename Enum>
+Status Serves(const std::string& target, const std::vector<ImplementationPtr>& runnable,
+              uint32_t Implementation::*mask, Enum value) {
+  const uint32_t served = Union(runnable, mask);
+  if (served & Bit(value)) return Status::Ok();
+  return Status(StatusCode::kUnsupported, "target '" + target + "' has no roi_align for " +
+                                              internal::EnumTraits<Enum>::kWhat + " " + ToString(value) +
+                                              " (supported: " + MaskNames<Enum>(served) + ")");
+}
+
+// Everything Run will execute for `dtype`, resolved now: the kernel on its ISA and the same ISA's transposer.
+std::shared_ptr<const internal::SelectedKernel> Bind(const Implementation& impl, DType dtype) {
+  auto selected = std::make_shared<internal::SelectedKernel>();
+  selected->name = impl.name;
+  selected->fn = impl.builtin[static_cast<size_t>(dtype)];
+  selected->transpose = impl.transpose[static_cast<size_t>(dtype)];
+  selected->needs = impl.needs;
+  selected->custom = impl.custom;
+  return selected;
+}
+
 }  // namespace
 
 SelectResult Select(const std::string& target, const Params& params) {
@@ -93,33 +108,17 @@ SelectResult Select(const std::string& target, const Params& params) {
   if (!s.ok()) return s;
 
   // Refuse on the first attribute that no implementation of the target serves, naming what it does serve.
-  struct Requirement {
-    const char* what;
-    uint32_t Implementation::*mask;
-    uint32_t bit;
-    std::string value, supported;
-  };
-  const Requirement requirements[] = {
-      {"layout", &Implementation::layouts, Bit(params.layout), ToString(params.layout),
-       MaskNames<Layout>(Union(runnable, &Implementation::layouts), 2)},
-      {"dtype", &Implementation::dtypes, Bit(params.dtype), ToString(params.dtype),
-       MaskNames<DType>(Union(runnable, &Implementation::dtypes), 3)},
-      {"pool mode", &Implementation::pool_modes, Bit(params.pool_mode), ToString(params.pool_mode),
-       MaskNames<PoolMode>(Union(runnable, &Implementation::pool_modes), 3)},
-      {"coordinate mode", &Implementation::coordinate_modes, Bit(params.coordinate_mode),
-       ToString(params.coordinate_mode),
-       MaskNames<CoordinateMode>(Union(runnable, &Implementation::coordinate_modes), 3)},
-  };
-  for (const Requirement& r : requirements) {
-    if ((Union(runnable, r.mask) & r.bit) == 0) {
-      return Status(StatusCode::kUnsupported, "target '" + target + "' has no roi_align for " + r.what + " " +
-                                                  r.value + " (supported: " + r.supported + ")");
-    }
+  for (const Status& refusal :
+       {Serves(target, runnable, &Implementation::layouts, params.layout),
+        Serves(target, runnable, &Implementation::dtypes, params.dtype),
+        Serves(target, runnable, &Implementation::pool_modes, params.pool_mode),
+        Serves(target, runnable, &Implementation::coordinate_modes, params.coordinate_mode)}) {
+    if (!refusal.ok()) return refusal;
   }
   for (const ImplementationPtr& impl : runnable) {
     if ((impl->layouts & Bit(params.layout)) && (impl->dtypes & Bit(params.dtype)) &&
         (impl->pool_modes & Bit(params.pool_mode)) && (impl->coordinate_modes & Bit(params.coordinate_mode))) {
-      return KernelAccess::Make(impl, params);
+      return KernelAccess::Make(Bind(*impl, params.dtype), params);
     }
   }
   return Status(StatusCode::kUnsupported,
@@ -135,19 +134,12 @@ Status QueryTarget(const std::string& target, TargetInfo* info) {
   Status s = Runnable(target, &runnable);
   if (!s.ok()) return s;
   *info = TargetInfo();
-  const uint32_t layouts = Union(runnable, &Implementation::layouts);
-  const uint32_t dtypes = Union(runnable, &Implementation::dtypes);
-  const uint32_t pools = Union(runnable, &Implementation::pool_modes);
-  const uint32_t coords = Union(runnable, &Implementation::coordinate_modes);
-  for (int i = 0; i < 3; ++i) {
-    if (i < 2 && (layouts & (1u << i))) info->layouts.push_back(static_cast<Layout>(i));
-    if (dtypes & (1u << i)) info->dtypes.push_back(static_cast<DType>(i));
-    if (pools & (1u << i)) info->pool_modes.push_back(static_cast<PoolMode>(i));
-    if (coords & (1u << i)) info->coordinate_modes.push_back(static_cast<CoordinateMode>(i));
-  }
+  info->layouts = internal::ValuesIn<Layout>(Union(runnable, &Implementation::layouts));
+  info->dtypes = internal::ValuesIn<DType>(Union(runnable, &Implementation::dtypes));
+  info->pool_modes = internal::ValuesIn<PoolMode>(Union(runnable, &Implementation::pool_modes));
+  info->coordinate_modes = internal::ValuesIn<CoordinateMode>(Union(runnable, &Implementation::coordinate_modes));
   // runnable is best first: the preferred layout is the lowest one its best implementation serves.
-  const uint32_t best = runnable.front()->layouts;
-  info->preferred_layout = (best & Bit(Layout::kNHWC)) && !(best & Bit(Layout::kNCHW)) ? Layout::kNHWC : Layout::kNCHW;
+  info->preferred_layout = internal::ValuesIn<Layout>(runnable.front()->layouts).front();
   return Status::Ok();
 }
 
@@ -175,10 +167,10 @@ Status Register(CustomImplementation c) {
   impl.target = std::move(c.target);
   impl.name = std::move(c.name);
   impl.priority = c.priority;
-  for (Layout v : c.layouts) impl.layouts |= Bit(v);
-  for (DType v : c.dtypes) impl.dtypes |= Bit(v);
-  for (PoolMode v : c.pool_modes) impl.pool_modes |= Bit(v);
-  for (CoordinateMode v : c.coordinate_modes) impl.coordinate_modes |= Bit(v);
+  impl.layouts = internal::MaskOf(c.layouts);
+  impl.dtypes = internal::MaskOf(c.dtypes);
+  impl.pool_modes = internal::MaskOf(c.pool_modes);
+  impl.coordinate_modes = internal::MaskOf(c.coordinate_modes);
   impl.custom = std::move(c.fn);
   return internal::RegisterImplementation(std::move(impl));
 }

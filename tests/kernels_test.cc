@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <string>
 
+#include "core/enums.h"
+#include "execution/execute.h"
+#include "execution/plan.h"
+#include "execution/validate_data.h"
 #include "kernels/row_bands.h"
-#include "kernels/scratch.h"
 #include "strategy/registry.h"
-#include "strategy/validation.h"
 #include "strategy/targets.h"
 #include "tests/test_util.h"
 
@@ -21,12 +23,21 @@ namespace {
 std::vector<std::string> SimdImplementations() {
   std::vector<std::string> names;
   for (const auto& impl : internal::AllImplementations()) {
-    if (impl->builtin != nullptr && impl->hwy_target != 0 && internal::CpuSupports(impl->hwy_target)) {
+    if (impl->is_builtin() && impl->hwy_target != 0 && internal::CpuSupports(impl->hwy_target)) {
       names.push_back(impl->name);
     }
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// The registry's entry for an implementation name.
+internal::ImplementationPtr ImplementationNamed(const std::string& name) {
+  for (const auto& impl : internal::AllImplementations()) {
+    if (impl->name == name) return impl;
+  }
+  ADD_FAILURE() << "no implementation " << name;
+  return nullptr;
 }
 
 // Target and layout of an implementation name.
@@ -35,13 +46,36 @@ struct ImplInfo {
   Layout layout;
 };
 ImplInfo InfoOf(const std::string& name) {
-  for (const auto& impl : internal::AllImplementations()) {
-    if (impl->name == name) {
-      return {impl->target, (impl->layouts & internal::Bit(Layout::kNHWC)) ? Layout::kNHWC : Layout::kNCHW};
-    }
-  }
-  ADD_FAILURE() << "no implementation " << name;
-  return {"", Layout::kNCHW};
+  const internal::ImplementationPtr impl = ImplementationNamed(name);
+  if (impl == nullptr) return {"", Layout::kNCHW};
+  return {impl->target, internal::ValuesIn<Layout>(impl->layouts).front()};
+}
+
+// How a test runs a plan of its own making through the real executor.
+struct ForcedPlan {
+  int64_t band_rows = 0;           // 0: no bands (planar kernels: tiles only)
+  bool stream = false;             // non-temporal stores for finished bins
+  bool partial_in_output = true;   // false: bins' partial state in f32 working memory, as 16-bit outputs have it
+  int32_t threads = 2;
+};
+
+// Runs f32 implementation `impl` on the plan MakeBandPlan gives for `forced`, into an aligned output (as large
+// outputs that stream are) first filled with NaN.
+std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Params& params, const Inputs& in,
+                                 size_t out_size, const ForcedPlan& forced) {
+  hwy::AlignedFreeUniquePtr<float[]> out = hwy::AllocateAligned<float>(out_size);
+  std::fill(out.get(), out.get() + out_size, NAN);
+  internal::Problem problem;
+  const Status s = internal::ValidateData(params, in, out.get(), &problem);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!s.ok()) return {};
+  internal::Plan plan = internal::MakeBandPlan(problem, impl.needs, forced.threads, forced.band_rows);
+  plan.stream_output = forced.stream;
+  plan.partial_in_output = forced.partial_in_output;
+  internal::WorkingMemory memory;
+  const size_t f32 = static_cast<size_t>(DType::kF32);
+  internal::Execute(problem, plan, impl.builtin[f32], impl.transpose[f32], impl.needs, memory);
+  return std::vector<float>(out.get(), out.get() + out_size);
 }
 
 class KernelTest : public ::testing::TestWithParam<std::string> {
@@ -177,23 +211,20 @@ TEST_P(KernelTest, NonFinitePixelsPropagateAsInTheReference) {
 }
 
 // The planar kernel has two ways to reach channels-last data: per-RoI tiles (whole RoI, a row of bins, one bin,
-// or sample-row chunks) and bands of map rows transformed once for all RoIs of an image. The strategy layer
-// picks one per call from the RoIs' footprint; here each is forced directly, bands down to one map row, so both
-// stay covered whatever that heuristic decides. RoIs that cannot be split by band (the inverted box) take the
-// tile path, as in RunBuiltin.
+// or sample-row chunks) and bands of map rows transformed once for all RoIs of an image. The planner picks one
+// per call from the RoIs' footprint; here each is forced through MakeBandPlan and the real executor, bands down
+// to one map row, so both stay covered whatever that heuristic decides. RoIs that cannot be split by band (the
+// inverted box) take the tile path after the bands. Partial state between bands is kept either in the output
+// or, as 16-bit outputs keep it, in f32 working memory.
 TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
-  const std::string name = GetParam();
-  if (name.rfind("roi_align_nchw.", 0) != 0) return;  // planar kernels only
-  internal::RoiAlignFn fn = nullptr;
-  for (const auto& impl : internal::AllImplementations()) {
-    if (impl->name == name) fn = impl->builtin;
-  }
-  ASSERT_NE(fn, nullptr);
+  const internal::ImplementationPtr impl = ImplementationNamed(GetParam());
+  ASSERT_NE(impl, nullptr);
+  if (!impl->needs.band_transform) return;  // planar kernels only
+  ASSERT_NE(impl->transpose[static_cast<size_t>(DType::kF32)], nullptr) << "no transposer of the kernel's ISA";
   std::mt19937 rng(23);
   Problem data = RandomProblem(&rng, 2, 19, 70, 90, 6, 1.0f);
   AddRoi(&data, 1, -3.0f, -2.0f, 88.0f, 69.0f);
   AddRoi(&data, 0, 60.0f, 50.0f, 4.0f, 3.0f);  // inverted
-  const std::vector<float> nhwc = ToNhwc(data.input, data.n, data.c, data.h, data.w);
   // AVG reads merged taps, the MAX modes every sample's taps: both on every path.
   for (auto [pool, shape] : {std::pair<PoolMode, std::pair<int64_t, int32_t>>{PoolMode::kMaxOnnx, {7, 2}},
                              {PoolMode::kMaxOnnx, {1, 0}}, {PoolMode::kMaxOnnx, {2, 60}}, {PoolMode::kMaxOnnx, {1, 100}},
@@ -206,45 +237,18 @@ TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
     const std::vector<float> ref = RunOrFail("generic", params, data);
     const Inputs in = InputsOf(data, data.input.data());
     for (int64_t band_rows : {int64_t{0}, int64_t{1}, int64_t{4}, int64_t{13}, data.h}) {  // 0: tiles only
-      std::vector<float> out(ref.size(), NAN);
-      internal::Problem p;
-      ASSERT_TRUE(internal::ValidateData(params, in, out.data(), &p).ok());
-      internal::Scratch scratch;
-      scratch.Prepare(p, true);
-      std::vector<char> split(static_cast<size_t>(p.num_rois), 0);
-      if (band_rows > 0) {
-        p.band_rows = band_rows;
-        p.num_bands = (p.height + band_rows - 1) / band_rows;
-        std::vector<internal::AxisTap> taps(static_cast<size_t>(p.params.pooled_height * p.max_grid_h));
-        for (p.shared_image = 0; p.shared_image < p.batch; ++p.shared_image) {
-          for (p.band = 0; p.band < p.num_bands; ++p.band) {
-            internal::BandMapRows(p.band, band_rows, p.num_bands, p.height, &p.shared_row_begin, &p.shared_row_end);
-            const size_t pixel = static_cast<size_t>(p.width * p.channels);
-            const auto image = nhwc.begin() + static_cast<ptrdiff_t>(p.shared_image * p.height) * pixel;
-            const std::vector<float> rows(image + p.shared_row_begin * pixel, image + p.shared_row_end * pixel);
-            p.shared_nhwc = rows.data();
-            for (int64_t k = 0; k < p.num_rois; ++k) {
-              const internal::RoiRecord r = internal::RoiAt(p.rois, p.batch_indices, k);
-              const internal::AxisGeometry gy = internal::AxisOf(r.y1, r.y2, p.params.pooled_height, p.params);
-              internal::FillAxisTaps(gy, p.params.pooled_height, p.height, taps.data());
-              int64_t first = 0, last = 0;
-              split[static_cast<size_t>(k)] =
-                  internal::RoiBands(gy, p.params.pooled_height, taps.data(), band_rows, p.num_bands, &first, &last);
-              if (split[static_cast<size_t>(k)] && r.batch == p.shared_image && first <= p.band && p.band <= last) {
-                fn(p, k, k + 1, 0, p.channels, scratch);
-              }
-            }
-          }
+      for (bool partial_in_output : {true, false}) {
+        ForcedPlan forced;
+        forced.band_rows = band_rows;
+        forced.partial_in_output = partial_in_output;
+        const std::vector<float> out = RunForcedPlan(*impl, params, in, ref.size(), forced);
+        ASSERT_EQ(out.size(), ref.size());
+        for (size_t i = 0; i < ref.size(); ++i) {
+          ASSERT_TRUE(WithinTolerance(out[i], ref[i]))
+              << "band_rows " << band_rows << " partial_in_output " << partial_in_output << " mode "
+              << ToString(pool) << " pooled " << shape.first << " ratio " << shape.second << " element " << i
+              << ": " << out[i] << " vs " << ref[i];
         }
-        p.shared_nhwc = nullptr;
-      }
-      for (int64_t k = 0; k < p.num_rois; ++k) {
-        if (!split[static_cast<size_t>(k)]) fn(p, k, k + 1, 0, p.channels, scratch);
-      }
-      for (size_t i = 0; i < ref.size(); ++i) {
-        ASSERT_TRUE(WithinTolerance(out[i], ref[i]))
-            << "band_rows " << band_rows << " mode " << static_cast<int>(pool) << " pooled " << shape.first
-            << " ratio " << shape.second << " element " << i << ": " << out[i] << " vs " << ref[i];
       }
     }
   }
@@ -255,7 +259,7 @@ TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
 TEST_P(KernelTest, RowBandsThroughRun) {
   std::mt19937 rng(29);
   Problem p = RandomProblem(&rng, 1, 64, 160, 256, 5, 1.0f);
-  ASSERT_GT(p.h, internal::BandRows(p.w, p.c));
+  ASSERT_GT(p.h, internal::BandRows(p.w, p.c, sizeof(float)));
   AddRoi(&p, 0, 10.0f, 100.0f, 200.0f, 150.0f);  // across the band boundary
   AddRoi(&p, 0, -5.0f, -8.0f, 270.0f, 170.0f);   // the whole map and beyond
   AddRoi(&p, 0, 200.0f, 50.0f, 30.0f, 10.0f);    // inverted: cannot be split by band
@@ -266,11 +270,18 @@ TEST_P(KernelTest, RowBandsThroughRun) {
     params.sampling_ratio = 0;
     params.coordinate_mode = CoordinateMode::kHalfPixel;
     params.pool_mode = pool;
-    {  // the condition of the planar band path (strategy/kernel.cc)
+    {  // Run's plan for this call has bands (planar kernels: through the band transform)
       std::vector<float> out(static_cast<size_t>(p.k() * p.c * 25));
       internal::Problem checked;
+      params.layout = InfoOf(GetParam()).layout;
       ASSERT_TRUE(internal::ValidateData(params, InputsOf(p, p.input.data()), out.data(), &checked).ok());
-      ASSERT_GT(checked.footprint_pixels, static_cast<double>(p.h * p.w));
+      const internal::ImplementationPtr impl = ImplementationNamed(GetParam());
+      const internal::Plan plan = internal::MakePlan(checked, impl->needs, 2);
+      EXPECT_GT(plan.band_rows, 0);
+      EXPECT_GT(plan.num_bands, 1);
+      bool transforms = false;
+      for (const internal::PlannedPass& pass : plan.passes) transforms |= pass.transform;
+      EXPECT_EQ(transforms, impl->needs.band_transform);
     }
     Compare(p, params, false, 2, "two row bands");
     params.layout = InfoOf(GetParam()).layout;
@@ -279,16 +290,13 @@ TEST_P(KernelTest, RowBandsThroughRun) {
   }
 }
 
-// Row bands forced directly on the channels-last kernels, down to one map row per band: every bin meets its
-// sample rows band by band (partial state in the output), RoIs outside the map and inverted boxes (run whole in
-// band 0) included.
+// Row bands forced on the channels-last kernels, down to one map row per band: every bin meets its sample rows
+// band by band (partial state in the output, or in f32 working memory as 16-bit outputs keep it), RoIs outside
+// the map and inverted boxes (run whole in band 0) included.
 TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
-  const std::string name = GetParam();
-  internal::RoiAlignFn fn = nullptr;
-  for (const auto& impl : internal::AllImplementations()) {
-    if (impl->name == name && impl->row_bands) fn = impl->builtin;
-  }
-  if (fn == nullptr) return;  // not a channels-last kernel
+  const internal::ImplementationPtr impl = ImplementationNamed(GetParam());
+  ASSERT_NE(impl, nullptr);
+  if (!impl->needs.row_bands) return;  // not a channels-last kernel
   std::mt19937 rng(31);
   // 75 channels: every vector width runs its multi-vector loops, some bins are vector-aligned, and a tail remains.
   Problem data = RandomProblem(&rng, 2, 75, 30, 40, 6, 1.0f);
@@ -305,24 +313,21 @@ TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
       params.layout = Layout::kNHWC;
       const std::vector<float> ref = RunOrFail("generic", params, data);
       const Inputs in = InputsOf(data, nhwc.data());
-      // Band 13 also writes finished bins with non-temporal stores (an aligned output, as large outputs get).
+      // Band 13 also writes finished bins with non-temporal stores.
       for (int64_t band_rows : {1, 4, 13}) {
-        const bool stream = band_rows == 13;
-        hwy::AlignedFreeUniquePtr<float[]> out = hwy::AllocateAligned<float>(ref.size());
-        std::fill(out.get(), out.get() + ref.size(), NAN);
-        internal::Problem p;
-        ASSERT_TRUE(internal::ValidateData(params, in, out.get(), &p).ok());
-        internal::Scratch scratch;
-        scratch.Prepare(p, false);
-        p.band_rows = band_rows;
-        p.num_bands = (p.height + band_rows - 1) / band_rows;
-        p.stream_output = stream;
-        for (p.band = 0; p.band < p.num_bands; ++p.band) fn(p, 0, p.num_rois, 0, p.channels, scratch);
-        for (size_t i = 0; i < ref.size(); ++i) {
-          ASSERT_TRUE(WithinTolerance(out[i], ref[i]))
-              << "band_rows " << band_rows << " stream " << stream << " mode " << static_cast<int>(pool)
-              << " pooled " << shape.first << " ratio " << shape.second << " element " << i << ": " << out[i]
-              << " vs " << ref[i];
+        for (bool partial_in_output : {true, false}) {
+          ForcedPlan forced;
+          forced.band_rows = band_rows;
+          forced.stream = band_rows == 13;
+          forced.partial_in_output = partial_in_output;
+          const std::vector<float> out = RunForcedPlan(*impl, params, in, ref.size(), forced);
+          ASSERT_EQ(out.size(), ref.size());
+          for (size_t i = 0; i < ref.size(); ++i) {
+            ASSERT_TRUE(WithinTolerance(out[i], ref[i]))
+                << "band_rows " << band_rows << " partial_in_output " << partial_in_output << " mode "
+                << ToString(pool) << " pooled " << shape.first << " ratio " << shape.second << " element " << i
+                << ": " << out[i] << " vs " << ref[i];
+          }
         }
       }
     }

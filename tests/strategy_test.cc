@@ -81,7 +81,7 @@ TEST(Strategy, HostPicksTheBest) {
   int32_t best = -1;
   std::string best_name;
   for (const auto& impl : internal::AllImplementations()) {
-    if (impl->builtin && impl->hwy_target != 0 && internal::CpuSupports(impl->hwy_target) &&
+    if (impl->is_builtin() && impl->hwy_target != 0 && internal::CpuSupports(impl->hwy_target) &&
         (impl->layouts & internal::Bit(Layout::kNCHW)) && impl->priority > best) {
       best = impl->priority;
       best_name = impl->name;

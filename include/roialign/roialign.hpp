@@ -52,7 +52,7 @@ class Status {
   std::string message_;
 };
 
-// Operator attributes (DESIGN.md §1).
+// Operator attributes (docs/semantics.md).
 struct Params {
   int64_t pooled_height = 7;
   int64_t pooled_width = 7;
@@ -74,24 +74,26 @@ struct Inputs {
 };
 
 namespace internal {
-struct Implementation;
+struct SelectedKernel;
 }
 
 // A selected implementation: immutable, cheap to copy, safe to run from many threads at once.
 class Kernel {
  public:
   Kernel() = default;
-  // Validates the data (DESIGN.md §1.2), then computes; on error `output` is untouched.
+  // Validates the data (docs/errors-and-limits.md), then computes; on error `output` is untouched.
   // `output` holds K*C*PH*PW elements; num_threads <= 0 uses OpenMP's default.
   Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const;
   // The implementation's name, e.g. "roi_align_nhwc.avx512".
   const std::string& name() const;
   const Params& params() const { return params_; }
-  bool valid() const { return impl_ != nullptr; }
+  bool valid() const { return selected_ != nullptr; }
 
  private:
   friend struct KernelAccess;
-  std::shared_ptr<const internal::Implementation> impl_;
+  // What selection resolved (the function for this dtype and ISA, the planner's options) and the kernel's
+  // working memory, shared by copies.
+  std::shared_ptr<const internal::SelectedKernel> selected_;
   Params params_;
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "core/enums.h"
 #include "roialign/roialign.h"
 #include "roialign/roialign.hpp"
 
@@ -58,12 +59,7 @@ roialign::Params ToParams(const roialign_params& p) {
   return out;
 }
 
-uint32_t Mask(const std::vector<int>& values) {
-  uint32_t m = 0;
-  for (int v : values) m |= 1u << v;
-  return m;
-}
-
+// Every bit of a C mask as a value, unknown ones included, so that registration refuses them by name.
 template <typename Enum>
 std::vector<Enum> FromMask(uint32_t mask) {
   std::vector<Enum> out;
@@ -71,13 +67,6 @@ std::vector<Enum> FromMask(uint32_t mask) {
     if (mask & (1u << i)) out.push_back(static_cast<Enum>(i));
   }
   return out;
-}
-
-template <typename Enum>
-uint32_t ToMask(const std::vector<Enum>& values) {
-  std::vector<int> ints;
-  for (Enum v : values) ints.push_back(static_cast<int>(v));
-  return Mask(ints);
 }
 
 roialign::Status Null(const char* what) {
@@ -134,10 +123,10 @@ roialign_status roialign_query_target(const char* target, roialign_target_info* 
     roialign::TargetInfo t;
     roialign::Status s = roialign::QueryTarget(target, &t);
     if (!s.ok()) return s;
-    info->layouts = ToMask(t.layouts);
-    info->dtypes = ToMask(t.dtypes);
-    info->pool_modes = ToMask(t.pool_modes);
-    info->coordinate_modes = ToMask(t.coordinate_modes);
+    info->layouts = roialign::internal::MaskOf(t.layouts);
+    info->dtypes = roialign::internal::MaskOf(t.dtypes);
+    info->pool_modes = roialign::internal::MaskOf(t.pool_modes);
+    info->coordinate_modes = roialign::internal::MaskOf(t.coordinate_modes);
     info->preferred_layout = static_cast<roialign_layout>(t.preferred_layout);
     return s;
   });

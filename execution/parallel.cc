@@ -1,4 +1,4 @@
-#include "kernels/parallel.h"
+#include "execution/parallel.h"
 
 #include <omp.h>
 

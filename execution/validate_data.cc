@@ -1,31 +1,31 @@
-#include "strategy/validation.h"
+#include "execution/validate_data.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstddef>
 #include <limits>
 #include <string>
 
+#include "core/enums.h"
+#include "core/messages.h"
 #include "kernels/roi_geometry.h"
 
 namespace roialign {
 namespace internal {
 namespace {
 
-Status Invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
-
 // a*b into *out unless it overflows int64 (all operands are >= 0).
 bool MulNoOverflow(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
 
-// Product of non-negative factors in int64, also bounded so that the byte size fits size_t.
-bool ElementCount(std::initializer_list<int64_t> dims, int64_t* count) {
+// Product of non-negative factors in int64, also bounded so that the byte size of `element_bytes`-byte elements
+// fits size_t.
+bool ElementCount(std::initializer_list<int64_t> dims, int64_t* count, int64_t element_bytes = 4) {
   int64_t n = 1;
   for (int64_t d : dims) {
     if (!MulNoOverflow(n, d, &n)) return false;
   }
   int64_t bytes;
-  if (!MulNoOverflow(n, 4, &bytes)) return false;
+  if (!MulNoOverflow(n, element_bytes, &bytes)) return false;
   if (static_cast<uint64_t>(bytes) > std::numeric_limits<size_t>::max()) return false;
   *count = n;
   return true;
@@ -33,43 +33,7 @@ bool ElementCount(std::initializer_list<int64_t> dims, int64_t* count) {
 
 std::string RoiPrefix(int64_t k) { return "roi " + std::to_string(k) + ": "; }
 
-std::string FloatText(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", static_cast<double>(v));
-  return buf;
-}
-
 }  // namespace
-
-Status ValidateParams(const Params& p) {
-  if (p.pooled_height < 1 || p.pooled_width < 1) {
-    return Invalid("pooled_height and pooled_width must be >= 1 (got " + std::to_string(p.pooled_height) + " x " +
-                   std::to_string(p.pooled_width) + ")");
-  }
-  if (p.pooled_height > ROIALIGN_MAX_POOLED_SIZE || p.pooled_width > ROIALIGN_MAX_POOLED_SIZE) {
-    return Invalid("pooled size " + std::to_string(p.pooled_height) + " x " + std::to_string(p.pooled_width) +
-                   " exceeds the limit " + std::to_string(ROIALIGN_MAX_POOLED_SIZE));
-  }
-  if (!std::isfinite(p.spatial_scale) || !(p.spatial_scale > 0.0f)) {
-    return Invalid("spatial_scale must be finite and > 0 (got " + FloatText(p.spatial_scale) + ")");
-  }
-  if (p.sampling_ratio > ROIALIGN_MAX_SAMPLING_GRID) {
-    return Invalid("sampling_ratio " + std::to_string(p.sampling_ratio) + " exceeds the limit " +
-                   std::to_string(ROIALIGN_MAX_SAMPLING_GRID));
-  }
-  const int layout = static_cast<int>(p.layout), dtype = static_cast<int>(p.dtype);
-  const int pool = static_cast<int>(p.pool_mode), coord = static_cast<int>(p.coordinate_mode);
-  if (layout < 0 || layout > 1) return Invalid("unknown layout value " + std::to_string(layout) + " (NCHW=0, NHWC=1)");
-  if (dtype < 0 || dtype > 2) return Invalid("unknown dtype value " + std::to_string(dtype) + " (F32=0, F16=1, BF16=2)");
-  if (pool < 0 || pool > 2) {
-    return Invalid("unknown pool mode value " + std::to_string(pool) + " (AVG=0, MAX=1, MAX_ONNX=2)");
-  }
-  if (coord < 0 || coord > 2) {
-    return Invalid("unknown coordinate mode value " + std::to_string(coord) +
-                   " (LEGACY=0, HALF_PIXEL=1, HALF_PIXEL_CENTERED=2)");
-  }
-  return Status::Ok();
-}
 
 Status ValidateData(const Params& params, const Inputs& in, void* output, Problem* problem) {
   const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width, K = in.num_rois;
@@ -79,8 +43,11 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, Proble
                    ", num_rois=" + std::to_string(K) + ")");
   }
   int64_t input_elements = 0, output_elements = 0, roi_elements = 0;
-  if (!ElementCount({N, C, H, W}, &input_elements)) return Invalid("input shape overflows: its byte size is too large");
-  if (!ElementCount({K, C, params.pooled_height, params.pooled_width}, &output_elements)) {
+  const int64_t element_bytes = BytesOf(params.dtype);
+  if (!ElementCount({N, C, H, W}, &input_elements, element_bytes)) {
+    return Invalid("input shape overflows: its byte size is too large");
+  }
+  if (!ElementCount({K, C, params.pooled_height, params.pooled_width}, &output_elements, element_bytes)) {
     return Invalid("output shape overflows: its byte size is too large");
   }
   if (!ElementCount({K, in.batch_indices ? 4 : 5}, &roi_elements)) return Invalid("num_rois overflows");
@@ -153,7 +120,7 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, Proble
   }
 
   problem->params = params;
-  problem->input = static_cast<const float*>(in.input);
+  problem->input = in.input;
   problem->batch = N;
   problem->channels = C;
   problem->height = H;
@@ -161,7 +128,7 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, Proble
   problem->rois = in.rois;
   problem->batch_indices = in.batch_indices;
   problem->num_rois = K;
-  problem->output = static_cast<float*>(output);
+  problem->output = output;
   problem->max_grid_h = max_grid_h;
   problem->max_grid_w = max_grid_w;
   problem->footprint_pixels = footprint;

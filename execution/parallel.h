@@ -1,6 +1,6 @@
 // The one threading helper: OpenMP over independent tasks.
-#ifndef ROIALIGN_KERNELS_PARALLEL_H_
-#define ROIALIGN_KERNELS_PARALLEL_H_
+#ifndef ROIALIGN_EXECUTION_PARALLEL_H_
+#define ROIALIGN_EXECUTION_PARALLEL_H_
 
 #include <cstdint>
 #include <functional>
@@ -18,4 +18,4 @@ void ParallelFor(int64_t num_tasks, int threads, const std::function<void(int64_
 }  // namespace internal
 }  // namespace roialign
 
-#endif  // ROIALIGN_KERNELS_PARALLEL_H_
+#endif  // ROIALIGN_EXECUTION_PARALLEL_H_

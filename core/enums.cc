@@ -1,0 +1,12 @@
+// The public names of the enums (roialign.hpp), read from the one table in core/enums.h.
+#include "core/enums.h"
+
+namespace roialign {
+
+const char* ToString(StatusCode code) { return internal::EnumName(code); }
+const char* ToString(Layout layout) { return internal::EnumName(layout); }
+const char* ToString(DType dtype) { return internal::EnumName(dtype); }
+const char* ToString(PoolMode mode) { return internal::EnumName(mode); }
+const char* ToString(CoordinateMode mode) { return internal::EnumName(mode); }
+
+}  // namespace roialign

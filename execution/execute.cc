@@ -1,0 +1,56 @@
+#include "execution/execute.h"
+
+#include <algorithm>
+
+#include "core/enums.h"
+#include "execution/layout_transforms.h"
+#include "execution/parallel.h"
+
+namespace roialign {
+namespace internal {
+
+void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeBlockFn transpose,
+             const PlannerNeeds& needs, WorkingMemory& memory) {
+  const int64_t C = problem.channels, H = problem.height, W = problem.width;
+  const int64_t element_bytes = BytesOf(problem.params.dtype);
+  // Size everything first: a failure here leaves the output untouched.
+  memory.per_thread.resize(static_cast<size_t>(plan.threads));
+  for (Scratch& s : memory.per_thread) s.Prepare(problem, needs.tiles);
+  unsigned char* const band_rows =
+      memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * element_bytes));
+  float* partial = static_cast<float*>(problem.output);
+  if (!plan.partial_in_output) {
+    partial = memory.partial.Reserve(static_cast<size_t>(problem.num_rois * C * problem.params.pooled_height *
+                                                         problem.params.pooled_width));
+  }
+
+  const int64_t block_size = plan.channels_per_task, num_blocks = plan.channel_blocks;
+  for (const PlannedPass& planned : plan.passes) {
+    Pass pass;
+    pass.band_rows = planned.band_rows;
+    pass.band = planned.band;
+    pass.num_bands = plan.num_bands;
+    pass.partial = partial;
+    pass.stream_output = plan.stream_output;
+    if (planned.transform) {
+      const int64_t pixels = (planned.rows_end - planned.rows_begin) * W;
+      const unsigned char* planes = static_cast<const unsigned char*>(problem.input) +
+                                    (planned.image * C * H + planned.rows_begin) * W * element_bytes;
+      TransposeMatrices(transpose, element_bytes, planes, H * W, 1, C, pixels, band_rows, C, plan.threads);
+      pass.channels_last_rows = band_rows;
+      pass.image = planned.image;
+      pass.rows_begin = planned.rows_begin;
+      pass.rows_end = planned.rows_end;
+    }
+    const std::vector<int64_t>& rois = planned.rois;
+    const int64_t n = static_cast<int64_t>(rois.size());
+    ParallelFor(n * num_blocks, plan.threads, [&](int64_t task, int thread) {
+      const int64_t block = task / n, k = rois[static_cast<size_t>(task % n)];
+      const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
+      fn(problem, pass, k, k + 1, c_begin, c_end, memory.per_thread[static_cast<size_t>(thread)]);
+    });
+  }
+}
+
+}  // namespace internal
+}  // namespace roialign

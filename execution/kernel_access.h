@@ -1,0 +1,26 @@
+// Lets selection construct a Kernel around what it selected, and tests reach it, without widening the public
+// class.
+#ifndef ROIALIGN_EXECUTION_KERNEL_ACCESS_H_
+#define ROIALIGN_EXECUTION_KERNEL_ACCESS_H_
+
+#include <memory>
+#include <utility>
+
+#include "execution/selected_kernel.h"
+#include "roialign/roialign.hpp"
+
+namespace roialign {
+
+struct KernelAccess {
+  static Kernel Make(std::shared_ptr<const internal::SelectedKernel> selected, const Params& params) {
+    Kernel k;
+    k.selected_ = std::move(selected);
+    k.params_ = params;
+    return k;
+  }
+  static const internal::SelectedKernel* Selected(const Kernel& k) { return k.selected_.get(); }
+};
+
+}  // namespace roialign
+
+#endif  // ROIALIGN_EXECUTION_KERNEL_ACCESS_H_

@@ -1,0 +1,21 @@
+// Threaded transposes of whole matrices, block by block with a kernel's block transposer: the public layout
+// transforms and the plan's band transform share them.
+#ifndef ROIALIGN_EXECUTION_LAYOUT_TRANSFORMS_H_
+#define ROIALIGN_EXECUTION_LAYOUT_TRANSFORMS_H_
+
+#include <cstdint>
+
+#include "kernels/kernel_descriptor.h"
+
+namespace roialign {
+namespace internal {
+
+// For each of `batch` rows x cols matrices of `element_bytes`-byte elements, matrix b starting at element
+// b * rows * cols of src and of dst: dst[j * dst_stride + i] = src[i * src_stride + j], i < rows, j < cols.
+void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const void* src, int64_t src_stride,
+                       int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int32_t num_threads);
+
+}  // namespace internal
+}  // namespace roialign
+
+#endif  // ROIALIGN_EXECUTION_LAYOUT_TRANSFORMS_H_

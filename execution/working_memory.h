@@ -1,0 +1,56 @@
+// A kernel's working memory, kept between calls: per-thread scratch, the channels-last band buffer and the f32
+// partial state. Each Run takes one set from its kernel's pool and gives it back, so concurrent Runs of one
+// kernel never share memory and repeated Runs do not allocate once the buffers have grown to the largest call.
+#ifndef ROIALIGN_EXECUTION_WORKING_MEMORY_H_
+#define ROIALIGN_EXECUTION_WORKING_MEMORY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "kernels/scratch.h"
+
+namespace roialign {
+namespace internal {
+
+// A buffer that only grows; its contents are not kept when it does.
+template <typename T>
+class GrowingBuffer {
+ public:
+  T* Reserve(size_t n) {
+    if (n > size_) {
+      data_.reset();
+      data_.reset(new T[n]);
+      size_ = n;
+    }
+    return data_.get();
+  }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  size_t size_ = 0;
+};
+
+struct WorkingMemory {
+  std::vector<Scratch> per_thread;
+  GrowingBuffer<unsigned char> band_rows;  // one band of map rows, channels-last (planar band transform)
+  GrowingBuffer<float> partial;            // f32 partial state of bins when the output is not f32
+};
+
+// Thread-safe: Runs of one kernel from many threads each get their own WorkingMemory.
+class WorkingMemoryPool {
+ public:
+  std::unique_ptr<WorkingMemory> Acquire();
+  void Release(std::unique_ptr<WorkingMemory> memory);
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<WorkingMemory>> free_;
+};
+
+}  // namespace internal
+}  // namespace roialign
+
+#endif  // ROIALIGN_EXECUTION_WORKING_MEMORY_H_

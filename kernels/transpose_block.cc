@@ -1,0 +1,53 @@
+// Block transposer for the layout transforms: dst[j * dst_stride + i] = src[i * src_stride + j] over one block,
+// in 4x4 tiles held in 128-bit registers (transpose-inl.h). Compiled once per Highway target; the execution layer
+// threads it over blocks, with the transposer of the selected kernel's own ISA inside Run.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/transpose_block.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include <cstdint>
+
+#include "kernels/kernel_descriptor.h"
+#include "kernels/transpose-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace roialign {
+namespace internal {
+namespace HWY_NAMESPACE {
+
+template <typename T>
+void TransposeBlock(const void* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1, int64_t j0,
+                    int64_t j1, void* dst) {
+  TransposeTile(static_cast<const T*>(src), src_stride, dst_stride, i0, i1, j0, j1, static_cast<T*>(dst));
+}
+
+TargetTranspose ThisTargetTranspose() { return {HWY_TARGET, {&TransposeBlock<float>, nullptr, nullptr}}; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace internal
+}  // namespace roialign
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernels/per_target_table.h"
+
+namespace roialign {
+namespace internal {
+
+HWY_EXPORT(ThisTargetTranspose);
+
+TransposePerDType TransposeBlockFor(int64_t hwy_target) {
+  static const TargetTranspose kTargets[] = {ROIALIGN_PER_TARGET_ENTRIES(ThisTargetTranspose)};
+  for (const TargetTranspose& t : kTargets) {
+    if (t.hwy_target == hwy_target) return t.fn;
+  }
+  return {};
+}
+
+TransposePerDType BestTransposeBlock() { return HWY_DYNAMIC_DISPATCH(ThisTargetTranspose)().fn; }
+
+}  // namespace internal
+}  // namespace roialign
+#endif  // HWY_ONCE
