@@ -3,7 +3,7 @@
 
   bench/report_tables.py [OUT_DIR]        (default: out; reads layout_report.json and, if present, peers.json)
 
-Prints: the peaks, the layout table (every ISA), the table issue 5 asks for (avx2: ms, GFMA/s, load GB/s,
+Prints: the peaks, the layout table (every ISA), the AVX2 detail table (avx2: ms, GFMA/s, load GB/s,
 fraction_of_limit, torchvision's time over ours), thread scaling, and the peers against our faster kernel.
 Every ratio in it comes from the one run.
 """

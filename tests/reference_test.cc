@@ -1,4 +1,4 @@
-// The scalar reference ("generic" target) against values worked out by hand, and the edge cases of DESIGN.md.
+// The scalar reference ("generic" target) against values worked out by hand, and the edge cases of docs/semantics.md.
 #include <gtest/gtest.h>
 
 #include <cmath>

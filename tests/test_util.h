@@ -15,7 +15,7 @@
 namespace roialign {
 namespace testing {
 
-// DESIGN.md §1.1: SIMD kernels match the reference within 1e-5 + 1e-4 * |ref| (inputs of magnitude about 1).
+// docs/semantics.md#accuracy: SIMD kernels match the reference within 1e-5 + 1e-4 * |ref| (inputs of magnitude about 1).
 inline bool WithinTolerance(float got, float ref) {
   if (std::isnan(ref)) return std::isnan(got);
   if (std::isinf(ref)) return got == ref;

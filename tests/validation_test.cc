@@ -1,4 +1,4 @@
-// Every data error of DESIGN.md §1.2 is refused with a message naming the problem, and leaves the output
+// Every data error of docs/errors-and-limits.md is refused with a message naming the problem, and leaves the output
 // exactly as it was (canary-filled), on every layout and on the SIMD and reference targets.
 #include <gtest/gtest.h>
 

@@ -8,19 +8,19 @@ Uses only ctypes + numpy (+ torch/torchvision as the reference). For every rando
 the C API and compares each output with torchvision.ops.roi_align on the same NCHW input.
 
 Mapping:  aligned=False <-> ROIALIGN_COORD_LEGACY, aligned=True <-> ROIALIGN_COORD_HALF_PIXEL, pool mode AVG only
-(torchvision averages). Tolerance (DESIGN.md §1.1): |ours - ref| <= 1e-5 + 1e-4*|ref|, element-wise.
+(torchvision averages). Tolerance (docs/semantics.md#accuracy): |ours - ref| <= 1e-5 + 1e-4*|ref|, element-wise.
 Our output buffers are pre-filled with NaN, so an element the library fails to write is reported as a mismatch.
 
 Exit status: 0 all agree, 1 any mismatch / failed call / cannot load the library, 2 torchvision not importable.
 
-Inverted boxes (x2 < x1 or y2 < y1): DESIGN.md and torchvision use the same formula, so inverted boxes are compared
+Inverted boxes (x2 < x1 or y2 < y1): docs/semantics.md and torchvision use the same formula, so inverted boxes are compared
 against torchvision with a fixed sampling ratio (both aligned settings: samples walk backwards) and with an
 adaptive grid in LEGACY mode (roi size clamped to 1). They are EXCLUDED from the torchvision comparison for an
 adaptive grid with aligned=True: there torchvision computes grid = ceil(negative) < 0 without clamping it to 0,
 and when exactly one axis is negative it sizes a std::vector with a negative product and raises
-"ValueError: cannot create std::vector larger than max_size()" (when both are negative it returns 0). DESIGN.md
+"ValueError: cannot create std::vector larger than max_size()" (when both are negative it returns 0). docs/semantics.md
 documents grid = max(ceil(roi/P), 0) -> empty grid -> 0, so that group is checked against zeros instead
-(group "inverted-adaptive-half-pixel", reference = DESIGN.md §1.1, not torchvision).
+(group "inverted-adaptive-half-pixel", reference = docs/semantics.md, not torchvision).
 """
 import ctypes
 import sys
@@ -317,7 +317,7 @@ def main(argv):
                             worst = (r_max, msg)
         total_cmp += g_cmp
         failures += g_fail
-        ref_name = "DESIGN.md zeros" if group == "inverted-adaptive-half-pixel" else "torchvision"
+        ref_name = "semantics.md zeros" if group == "inverted-adaptive-half-pixel" else "torchvision"
         print("group %-30s %4d cases, %4d comparisons vs %s, modes %s, max abs err %.3g, %s"
               % (group, count, g_cmp, ref_name, ",".join(sorted(g_modes)), g_abs,
                  "PASS" if g_fail == 0 else "FAIL (%d)" % g_fail))
