@@ -1,7 +1,9 @@
-# Warnings for roialign's own code (never for consumers).
+# Warnings for roialign's own code (never for consumers). -Wconversion: no silent narrowing of sizes, indices or
+# floats (in C it includes sign conversions too).
 function(roialign_set_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor>
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+                                             $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor>
                                              $<$<COMPILE_LANGUAGE:C>:-Wstrict-prototypes>)
     if(ROIALIGN_WERROR)
       target_compile_options(${target} PRIVATE -Werror)

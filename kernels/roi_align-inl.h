@@ -251,11 +251,11 @@ HWY_INLINE void AccumulateMerged(D d, const ChannelsLast<T>& in, const MergedTap
 // Writes U vectors of one bin's channels at c: into `out` (in its element type) when the bin is finished, else
 // its partial state into `partial`.
 template <class D, class V, typename TOut>
-HWY_INLINE void WriteVector(D d, V v, const BinOutput<TOut>& o, int64_t c, bool last, bool streaming) {
+HWY_INLINE void WriteVector(D d, V v, float* partial, TOut* out, bool last, bool streaming) {
   if (last) {
-    Put(d, v, o.out + c, streaming);
+    Put(d, v, out, streaming);
   } else {
-    hn::StoreU(v, d, o.partial + c);
+    hn::StoreU(v, d, partial);
   }
 }
 
@@ -264,13 +264,16 @@ HWY_INLINE void WriteVector(D d, V v, const BinOutput<TOut>& o, int64_t c, bool 
 // 8 accumulators + weight + load fit 16-register ISAs.
 template <class D, typename TIn, typename TOut>
 HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples& s, int64_t channels, bool first,
-                             bool last, bool stream, const BinOutput<TOut>& o) {
+                             bool last, bool stream, BinOutput<TOut> o) {
   using V = hn::Vec<D>;
+  // Locals, not o's fields: the compiler cannot assume stores through them leave o alone.
+  float* const partial = o.partial;
+  TOut* const out = o.out;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool empty = s.grid_h * s.grid_w == 0;
   const V count = hn::Set(d, static_cast<float>(s.grid_h * s.grid_w));
-  const float* const partial_end = o.partial + channels;
+  const float* const partial_end = partial + channels;
   // The rows of the sample rows processed now; the columns of all sample columns.
   const int64_t ny = MergeTaps(s.y + s.iy_begin, s.iy_end - s.iy_begin, in.row_stride, s.merged);
   const MergedTap* const rows = s.merged;
@@ -278,13 +281,13 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples&
   const int64_t nx = MergeTaps(s.x, s.grid_w, in.pixel_stride, s.merged + ny);
   int64_t max_col = 0;
   for (int64_t j = 0; j < nx; ++j) max_col = HWY_MAX(max_col, cols[j].offset);
-  auto start = [&](int64_t c) { return first ? hn::Zero(d) : hn::LoadU(d, o.partial + c); };
+  auto start = [&](int64_t c) { return first ? hn::Zero(d) : hn::LoadU(d, partial + c); };
   auto finish = [&](V acc) {
     if (!last) return acc;
     return empty ? hn::Zero(d) : hn::Div(acc, count);
   };
-  const bool streaming = last && stream && IsVectorAligned(d, o.out);
-  auto write = [&](V acc, int64_t c) { WriteVector(d, finish(acc), o, c, last, streaming); };
+  const bool streaming = last && stream && IsVectorAligned(d, out);
+  auto write = [&](V acc, int64_t c) { WriteVector(d, finish(acc), partial + c, out + c, last, streaming); };
   int64_t c = 0;
   for (; c + 8 * lanes <= channels; c += 8 * lanes) {
     V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
@@ -309,13 +312,13 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples&
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V a0 = first ? hn::Zero(d) : LoadPartial(d, o.partial + c, n, partial_end), unused = a0;
+    V a0 = first ? hn::Zero(d) : LoadPartial(d, partial + c, n, partial_end), unused = a0;
     AccumulateMerged<1>(d, in, rows, ny, cols, nx, max_col, c, n, a0, unused, unused, unused, unused, unused, unused,
                         unused);
     if (last) {
-      StorePartial(d, finish(a0), o.out + c, n);
+      StorePartial(d, finish(a0), out + c, n);
     } else {
-      StorePartial(d, a0, o.partial + c, n);
+      StorePartial(d, a0, partial + c, n);
     }
   }
 }
@@ -326,16 +329,18 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples&
 // vectors per pass hide the max latency without spilling on 16-register ISAs.
 template <PoolMode M, class D, typename TIn, typename TOut>
 HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast<TIn>& in, const BinSamples& s, int64_t channels, bool first,
-                             bool last, bool stream, const BinOutput<TOut>& o) {
+                             bool last, bool stream, BinOutput<TOut> o) {
   using V = hn::Vec<D>;
+  float* const partial = o.partial;  // locals, as in PoolBinAvg
+  TOut* const out = o.out;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool empty = s.grid_h * s.grid_w == 0;
-  const float* const partial_end = o.partial + channels;
-  auto start = [&](int64_t c) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, o.partial + c); };
+  const float* const partial_end = partial + channels;
+  auto start = [&](int64_t c) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, partial + c); };
   auto finish = [&](V acc) { return last && empty ? hn::Zero(d) : acc; };
-  const bool streaming = last && stream && IsVectorAligned(d, o.out);
-  auto write = [&](V acc, int64_t c) { WriteVector(d, finish(acc), o, c, last, streaming); };
+  const bool streaming = last && stream && IsVectorAligned(d, out);
+  auto write = [&](V acc, int64_t c) { WriteVector(d, finish(acc), partial + c, out + c, last, streaming); };
   int64_t c = 0;
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
@@ -347,12 +352,12 @@ HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast<TIn>& in, const BinSamples&
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, o.partial + c, n, partial_end), unused = a0;
+    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, partial + c, n, partial_end), unused = a0;
     MaxSamples<M, 1>(d, in, s, c, n, a0, unused, unused, unused);
     if (last) {
-      StorePartial(d, finish(a0), o.out + c, n);
+      StorePartial(d, finish(a0), out + c, n);
     } else {
-      StorePartial(d, a0, o.partial + c, n);
+      StorePartial(d, a0, partial + c, n);
     }
   }
 }
@@ -362,7 +367,7 @@ HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast<TIn>& in, const BinSamples&
 // calls hwy::FlushStream before the output is read).
 template <class D, typename TIn, typename TOut>
 HWY_INLINE void PoolBinAnyMode(D d, PoolMode mode, const ChannelsLast<TIn>& in, const BinSamples& s,
-                               int64_t channels, bool first, bool last, bool stream, const BinOutput<TOut>& o) {
+                               int64_t channels, bool first, bool last, bool stream, BinOutput<TOut> o) {
   switch (mode) {
     case PoolMode::kAvg:
       return PoolBinAvg(d, in, s, channels, first, last, stream, o);

@@ -51,7 +51,7 @@ TEST(ReferenceGolden, Ramp5x5Box1133) {
       const std::vector<float> out = RunOrFail("generic", params, p);
       for (int ph = 0; ph < 4; ++ph) {
         for (int pw = 0; pw < 4; ++pw) {
-          EXPECT_NEAR(out[ph * 4 + pw], c.base + 2.5f * ph + 0.5f * pw, 1e-5f)
+          EXPECT_NEAR(out[ph * 4 + pw], c.base + 2.5f * static_cast<float>(ph) + 0.5f * static_cast<float>(pw), 1e-5f)
               << ToString(c.coord) << " " << ToString(c.pool) << " bin " << ph << "," << pw;
         }
       }
@@ -64,7 +64,9 @@ TEST(ReferenceGolden, HalfPixelCenteredScaleOne) {
   Problem p = Ramp5x5();
   AddRoi(&p, 0, 1, 1, 3, 3);
   const std::vector<float> out = RunOrFail("generic", Golden(CoordinateMode::kHalfPixelCentered, PoolMode::kAvg), p);
-  for (int i = 0; i < 16; ++i) EXPECT_NEAR(out[i], 7.5f + 2.5f * (i / 4) + 0.5f * (i % 4), 1e-5f);
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_NEAR(out[i], 7.5f + 2.5f * static_cast<float>(i / 4) + 0.5f * static_cast<float>(i % 4), 1e-5f);
+  }
 }
 
 // One sample per bin at a chosen position: box [pos - 0.5, pos + 0.5] with LEGACY, 1x1 bins, ratio 1.
