@@ -69,6 +69,20 @@ std::vector<Enum> FromMask(uint32_t mask) {
   return out;
 }
 
+roialign::Inputs InputsOf(const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                         const float* rois, const int64_t* batch_indices, int64_t num_rois) {
+  roialign::Inputs in;
+  in.input = input;
+  in.batch = batch;
+  in.channels = channels;
+  in.height = height;
+  in.width = width;
+  in.rois = rois;
+  in.batch_indices = batch_indices;
+  in.num_rois = num_rois;
+  return in;
+}
+
 roialign::Status Null(const char* what) {
   return roialign::Status(roialign::StatusCode::kInvalidArgument, std::string(what) + " is null");
 }
@@ -99,16 +113,20 @@ roialign_status roialign_run(const roialign_kernel* kernel, const void* input, i
                              int64_t num_rois, void* output, int32_t num_threads) {
   return Guard([&]() -> roialign::Status {
     if (kernel == nullptr) return Null("kernel");
-    roialign::Inputs in;
-    in.input = input;
-    in.batch = batch;
-    in.channels = channels;
-    in.height = height;
-    in.width = width;
-    in.rois = rois;
-    in.batch_indices = batch_indices;
-    in.num_rois = num_rois;
-    return kernel->kernel.Run(in, output, num_threads);
+    return kernel->kernel.Run(InputsOf(input, batch, channels, height, width, rois, batch_indices, num_rois),
+                              output, num_threads);
+  });
+}
+
+roialign_status roialign_run_with_threadpool(const roialign_kernel* kernel, const void* input, int64_t batch,
+                                             int64_t channels, int64_t height, int64_t width, const float* rois,
+                                             const int64_t* batch_indices, int64_t num_rois, void* output,
+                                             const roialign_threadpool* pool) {
+  return Guard([&]() -> roialign::Status {
+    if (kernel == nullptr) return Null("kernel");
+    if (pool == nullptr) return Null("pool");
+    return kernel->kernel.Run(InputsOf(input, batch, channels, height, width, rois, batch_indices, num_rois),
+                              output, *pool);
   });
 }
 
@@ -165,6 +183,24 @@ roialign_status roialign_nchw_to_nhwc_f32(const float* input, int64_t batch, int
 roialign_status roialign_nhwc_to_nchw_f32(const float* input, int64_t batch, int64_t channels, int64_t height,
                                           int64_t width, float* output, int32_t num_threads) {
   return Guard([&] { return roialign::NhwcToNchw(input, batch, channels, height, width, output, num_threads); });
+}
+
+roialign_status roialign_nchw_to_nhwc_f32_with_threadpool(const float* input, int64_t batch, int64_t channels,
+                                                          int64_t height, int64_t width, float* output,
+                                                          const roialign_threadpool* pool) {
+  return Guard([&] {
+    return pool == nullptr ? Null("pool")
+                           : roialign::NchwToNhwc(input, batch, channels, height, width, output, *pool);
+  });
+}
+
+roialign_status roialign_nhwc_to_nchw_f32_with_threadpool(const float* input, int64_t batch, int64_t channels,
+                                                          int64_t height, int64_t width, float* output,
+                                                          const roialign_threadpool* pool) {
+  return Guard([&] {
+    return pool == nullptr ? Null("pool")
+                           : roialign::NhwcToNchw(input, batch, channels, height, width, output, *pool);
+  });
 }
 
 }  // extern "C"

@@ -1,5 +1,5 @@
 // Google Benchmark of every registered built-in implementation (the registry's list) on the embedded workloads,
-// at 1 and all threads, with the roofline counters of docs/performance-model.md (peaks measured at start-up, same run).
+// at 1 and all threads (OpenMP, and an engine-style worker pool of as many threads), with the roofline counters of docs/performance-model.md (peaks measured at start-up, same run).
 // Filter with --benchmark_filter, e.g. 'default/.*avx2'.
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "bench/workloads.h"
+#include "examples/worker_pool.h"
 #include "strategy/registry.h"
 #include "strategy/targets.h"
 
@@ -29,7 +30,12 @@ const Peaks& CachedPeaks(int threads) {
   return it->second;
 }
 
-void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout, int threads) {
+// Where a benchmark runs its parallel steps: OpenMP threads, or an engine-style pool of the same size
+// (examples/worker_pool.c), to compare the two.
+enum class Threads { kOpenMp, kPool };
+
+void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout, int threads,
+                 Threads where) {
   const Workload& w = CachedWorkload(spec);
   SelectResult kernel = Select(target, w.ParamsFor(layout));
   if (!kernel.ok()) {
@@ -38,8 +44,15 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
   }
   AlignedBuffer out(w.OutputSize());
   const Inputs in = w.InputsFor(layout);
+  std::unique_ptr<worker_pool, void (*)(worker_pool*)> workers(
+      where == Threads::kPool ? worker_pool_create(threads) : nullptr, &worker_pool_destroy);
+  if (where == Threads::kPool && workers == nullptr) {
+    state.SkipWithError("could not start the worker pool");
+    return;
+  }
+  const ThreadPool pool = workers ? worker_pool_interface(workers.get()) : ThreadPool{};
   for (auto _ : state) {
-    const Status s = kernel->Run(in, out.data(), threads);
+    const Status s = workers ? kernel->Run(in, out.data(), pool) : kernel->Run(in, out.data(), threads);
     if (!s.ok()) {
       state.SkipWithError(s.message().c_str());
       return;
@@ -68,7 +81,15 @@ void RegisterAll() {
       for (int threads : {1, all}) {
         if (threads == all && all == 1) continue;
         const std::string name = spec.name + "/" + impl->name + "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(), BM_RoiAlign, spec, impl->target, layout, threads)
+        benchmark::RegisterBenchmark(name.c_str(), BM_RoiAlign, spec, impl->target, layout, threads,
+                                     Threads::kOpenMp)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.2);
+        if (threads == 1) continue;
+        const std::string pool_name = spec.name + "/" + impl->name + "/pool:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(pool_name.c_str(), BM_RoiAlign, spec, impl->target, layout, threads,
+                                     Threads::kPool)
             ->UseRealTime()
             ->Unit(benchmark::kMillisecond)
             ->MinTime(0.2);

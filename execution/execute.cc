@@ -10,7 +10,7 @@ namespace roialign {
 namespace internal {
 
 void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeBlockFn transpose,
-             const PlannerNeeds& needs, WorkingMemory& memory) {
+             const PlannerNeeds& needs, const Threading& threading, WorkingMemory& memory) {
   const int64_t C = problem.channels, H = problem.height, W = problem.width;
   const int64_t element_bytes = BytesOf(problem.params.dtype);
   // Size everything first: a failure here leaves the output untouched.
@@ -36,7 +36,7 @@ void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeB
       const int64_t pixels = (planned.rows_end - planned.rows_begin) * W;
       const unsigned char* planes = static_cast<const unsigned char*>(problem.input) +
                                     (planned.image * C * H + planned.rows_begin) * W * element_bytes;
-      TransposeMatrices(transpose, element_bytes, planes, H * W, 1, C, pixels, band_rows, C, plan.threads);
+      TransposeMatrices(transpose, element_bytes, planes, H * W, 1, C, pixels, band_rows, C, plan.threads, threading);
       pass.channels_last_rows = band_rows;
       pass.image = planned.image;
       pass.rows_begin = planned.rows_begin;
@@ -44,10 +44,10 @@ void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeB
     }
     const std::vector<int64_t>& rois = planned.rois;
     const int64_t n = static_cast<int64_t>(rois.size());
-    ParallelFor(n * num_blocks, plan.threads, [&](int64_t task, int thread) {
+    ParallelFor(n * num_blocks, plan.threads, threading, [&](int64_t task, int slot) {
       const int64_t block = task / n, k = rois[static_cast<size_t>(task % n)];
       const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
-      fn(problem, pass, k, k + 1, c_begin, c_end, memory.per_thread[static_cast<size_t>(thread)]);
+      fn(problem, pass, k, k + 1, c_begin, c_end, memory.per_thread[static_cast<size_t>(slot)]);
     });
   }
 }

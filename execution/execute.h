@@ -10,11 +10,11 @@
 namespace roialign {
 namespace internal {
 
-// Runs `plan` for `problem` with the built-in kernel `fn`; transform passes use `transpose`, the block transposer
+// Runs `plan` for `problem` with the built-in kernel `fn` on `threading` (the plan's thread count); transform passes use `transpose`, the block transposer
 // of fn's ISA. All working memory is sized from `memory` before the first write to the output; throws
 // std::bad_alloc (output untouched) when it cannot grow.
 void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeBlockFn transpose,
-             const PlannerNeeds& needs, WorkingMemory& memory);
+             const PlannerNeeds& needs, const Threading& threading, WorkingMemory& memory);
 
 }  // namespace internal
 }  // namespace roialign

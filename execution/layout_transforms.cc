@@ -14,11 +14,13 @@ namespace internal {
 constexpr int64_t kBlock = 64;
 
 void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const void* src, int64_t src_stride,
-                       int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int32_t num_threads) {
+                       int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int max_threads,
+                       const Threading& threading) {
   const int64_t row_blocks = (rows + kBlock - 1) / kBlock, col_blocks = (cols + kBlock - 1) / kBlock;
   const int64_t tasks = batch * row_blocks * col_blocks;
   const int64_t matrix_bytes = rows * cols * element_bytes;
-  ParallelFor(tasks, ResolveThreadCount(num_threads, tasks), [&](int64_t t, int) {
+  const int threads = std::min(max_threads, ResolveThreadCount(threading, tasks));
+  ParallelFor(tasks, threads, threading, [&](int64_t t, int) {
     const int64_t b = t / (row_blocks * col_blocks), rb = (t / col_blocks) % row_blocks, cb = t % col_blocks;
     transpose(static_cast<const unsigned char*>(src) + b * matrix_bytes, src_stride, dst_stride, rb * kBlock,
               std::min(rows, (rb + 1) * kBlock), cb * kBlock, std::min(cols, (cb + 1) * kBlock),
@@ -51,27 +53,44 @@ Status CheckShape(const float* input, int64_t n, int64_t c, int64_t h, int64_t w
 
 TransposeBlockFn BestF32() { return BestTransposeBlock()[static_cast<size_t>(DType::kF32)]; }
 
+// NCHW -> NHWC (to_nhwc) or back, whole tensor, f32.
+Status TransformLayout(bool to_nhwc, const float* input, int64_t batch, int64_t channels, int64_t height,
+                       int64_t width, float* output, const Threading& threading) {
+  int64_t elements = 0;
+  Status s = CheckShape(input, batch, channels, height, width, output, &elements);
+  if (!s.ok() || elements == 0) return s;
+  const int64_t pixels = height * width;
+  const int64_t rows = to_nhwc ? channels : pixels, cols = to_nhwc ? pixels : channels;
+  TransposeMatrices(BestF32(), sizeof(float), input, cols, batch, rows, cols, output, rows,
+                    ResolveThreadCount(threading, batch * rows * cols), threading);
+  return Status::Ok();
+}
+
 }  // namespace
 }  // namespace internal
 
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   int32_t num_threads) {
-  int64_t elements = 0;
-  Status s = internal::CheckShape(input, batch, channels, height, width, output, &elements);
-  if (!s.ok() || elements == 0) return s;
-  internal::TransposeMatrices(internal::BestF32(), sizeof(float), input, height * width, batch, channels,
-                              height * width, output, channels, num_threads);
-  return Status::Ok();
+  return internal::TransformLayout(true, input, batch, channels, height, width, output, {num_threads, nullptr});
 }
 
 Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   int32_t num_threads) {
-  int64_t elements = 0;
-  Status s = internal::CheckShape(input, batch, channels, height, width, output, &elements);
-  if (!s.ok() || elements == 0) return s;
-  internal::TransposeMatrices(internal::BestF32(), sizeof(float), input, channels, batch, height * width, channels,
-                              output, height * width, num_threads);
-  return Status::Ok();
+  return internal::TransformLayout(false, input, batch, channels, height, width, output, {num_threads, nullptr});
+}
+
+Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
+                  const ThreadPool& pool) {
+  Status s = internal::ValidateThreadPool(&pool);
+  if (!s.ok()) return s;
+  return internal::TransformLayout(true, input, batch, channels, height, width, output, {0, &pool});
+}
+
+Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
+                  const ThreadPool& pool) {
+  Status s = internal::ValidateThreadPool(&pool);
+  if (!s.ok()) return s;
+  return internal::TransformLayout(false, input, batch, channels, height, width, output, {0, &pool});
 }
 
 }  // namespace roialign

@@ -5,15 +5,18 @@
 
 #include <cstdint>
 
+#include "execution/parallel.h"
 #include "kernels/kernel_descriptor.h"
 
 namespace roialign {
 namespace internal {
 
 // For each of `batch` rows x cols matrices of `element_bytes`-byte elements, matrix b starting at element
-// b * rows * cols of src and of dst: dst[j * dst_stride + i] = src[i * src_stride + j], i < rows, j < cols.
+// b * rows * cols of src and of dst: dst[j * dst_stride + i] = src[i * src_stride + j], i < rows, j < cols. At
+// most `max_threads` threads of `threading`.
 void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const void* src, int64_t src_stride,
-                       int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int32_t num_threads);
+                       int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int max_threads,
+                       const Threading& threading);
 
 }  // namespace internal
 }  // namespace roialign

@@ -1,26 +1,87 @@
 #include "execution/parallel.h"
 
-#include <omp.h>
-
 #include <algorithm>
+#include <atomic>
+#include <string>
+
+#ifdef ROIALIGN_WITH_OPENMP
+#include <omp.h>
+#endif
 
 namespace roialign {
 namespace internal {
+namespace {
 
-int ResolveThreadCount(int32_t num_threads, int64_t max_useful) {
-  int64_t threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+int DefaultThreads() {
+#ifdef ROIALIGN_WITH_OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;  // no OpenMP: the calling thread only
+#endif
+}
+
+// One pool task per slot; each takes the next unclaimed task until none is left. Tasks vary by orders of
+// magnitude (RoI sizes), so claiming them one by one balances the load as OpenMP's dynamic schedule does,
+// and the slot index gives each concurrently running task its own working memory.
+struct PoolLoop {
+  const std::function<void(int64_t, int)>* body;
+  int64_t num_tasks;
+  std::atomic<int64_t> next{0};
+};
+
+void RunSlot(void* context, int64_t slot) {
+  PoolLoop& loop = *static_cast<PoolLoop*>(context);
+  for (int64_t t = loop.next.fetch_add(1, std::memory_order_relaxed); t < loop.num_tasks;
+       t = loop.next.fetch_add(1, std::memory_order_relaxed)) {
+    (*loop.body)(t, static_cast<int>(slot));
+  }
+}
+
+}  // namespace
+
+Status ValidateThreadPool(const roialign_threadpool* pool) {
+  if (pool == nullptr) return Status(StatusCode::kInvalidArgument, "thread pool is null");
+  if (pool->parallel_for == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "thread pool has no parallel_for function");
+  }
+  if (pool->num_threads < 1) {
+    return Status(StatusCode::kInvalidArgument,
+                  "thread pool num_threads must be >= 1 (got " + std::to_string(pool->num_threads) + ")");
+  }
+  return Status::Ok();
+}
+
+int ResolveThreadCount(const Threading& threading, int64_t max_useful) {
+  int64_t threads = threading.pool != nullptr ? threading.pool->num_threads
+                    : threading.num_threads > 0 ? threading.num_threads
+                                                : DefaultThreads();
+#ifndef ROIALIGN_WITH_OPENMP
+  if (threading.pool == nullptr) threads = 1;
+#endif
   threads = std::min<int64_t>(threads, std::max<int64_t>(max_useful, 1));
   return static_cast<int>(std::max<int64_t>(threads, 1));
 }
 
-void ParallelFor(int64_t num_tasks, int threads, const std::function<void(int64_t, int)>& body) {
-  if (threads <= 1 || num_tasks <= 1) {
-    for (int64_t t = 0; t < num_tasks; ++t) body(t, 0);
+void ParallelFor(int64_t num_tasks, int threads, const Threading& threading,
+                 const std::function<void(int64_t, int)>& body) {
+  if (num_tasks <= 0) return;
+  if (threading.pool != nullptr) {
+    PoolLoop loop;
+    loop.body = &body;
+    loop.num_tasks = num_tasks;
+    const int64_t slots = std::min<int64_t>(std::max(threads, 1), num_tasks);
+    threading.pool->parallel_for(threading.pool->pool_context, slots, &RunSlot, &loop);
     return;
   }
-  // Dynamic scheduling: RoI sizes vary by orders of magnitude, so equal task counts are not equal work.
+#ifdef ROIALIGN_WITH_OPENMP
+  if (threads > 1 && num_tasks > 1) {
+    // Dynamic scheduling: RoI sizes vary by orders of magnitude, so equal task counts are not equal work.
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int64_t t = 0; t < num_tasks; ++t) body(t, omp_get_thread_num());
+    for (int64_t t = 0; t < num_tasks; ++t) body(t, omp_get_thread_num());
+    return;
+  }
+#endif
+  for (int64_t t = 0; t < num_tasks; ++t) body(t, 0);
 }
 
 }  // namespace internal

@@ -1,19 +1,35 @@
-// The one threading helper: OpenMP over independent tasks.
+// The one threading helper: independent tasks on OpenMP threads, or on the caller's thread pool.
 #ifndef ROIALIGN_EXECUTION_PARALLEL_H_
 #define ROIALIGN_EXECUTION_PARALLEL_H_
 
 #include <cstdint>
 #include <functional>
 
+#include "roialign/roialign.hpp"
+
 namespace roialign {
 namespace internal {
 
-// Threads a call will use: num_threads <= 0 means OpenMP's default; never more than `max_useful`.
-int ResolveThreadCount(int32_t num_threads, int64_t max_useful);
+// Where a call's parallel work runs: the caller's pool when `pool` is set (validated: parallel_for non-null,
+// num_threads >= 1), else OpenMP threads (num_threads <= 0: OpenMP's default; one thread in a build without
+// OpenMP).
+struct Threading {
+  int32_t num_threads = 0;
+  const roialign_threadpool* pool = nullptr;
+};
 
-// Runs body(task, thread_index) for every task in [0, num_tasks) on `threads` threads (thread_index <
-// threads). Tasks must write disjoint memory; which thread runs a task never changes a result.
-void ParallelFor(int64_t num_tasks, int threads, const std::function<void(int64_t, int)>& body);
+// INVALID_ARGUMENT, naming the problem, for a null pool, a null parallel_for or num_threads < 1.
+Status ValidateThreadPool(const roialign_threadpool* pool);
+
+// Threads a call will use, never more than `max_useful`.
+int ResolveThreadCount(const Threading& threading, int64_t max_useful);
+
+// Runs body(task, slot) for every task in [0, num_tasks) on `threads` threads; slot < threads names the working
+// memory the task may use, and no two tasks run at once with the same slot. Tasks must write disjoint memory;
+// which thread or slot runs a task never changes a result. With a pool, every call goes through its
+// parallel_for and no thread of roialign's own starts.
+void ParallelFor(int64_t num_tasks, int threads, const Threading& threading,
+                 const std::function<void(int64_t, int)>& body);
 
 }  // namespace internal
 }  // namespace roialign

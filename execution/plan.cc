@@ -53,21 +53,21 @@ constexpr double kStreamOutputBytes = 16.0 * 1024 * 1024;
 // each tap pixel's channels contiguously, which the prefetchers stream; they keep whole pixels per task and split
 // channels (in multiples of 64, a multiple of every vector width) only as far as needed for about 4 tasks per
 // thread.
-int64_t ChannelsPerTask(const PlannerNeeds& needs, const Problem& p, bool channels_last, int32_t num_threads) {
+int64_t ChannelsPerTask(const PlannerNeeds& needs, const Problem& p, bool channels_last, const Threading& threading) {
   if (!channels_last && needs.channel_block > 0) return needs.channel_block;
   const int64_t K = p.num_rois, C = p.channels;
   const int64_t max_blocks = (C + 63) / 64;
-  const int max_threads = ResolveThreadCount(num_threads, K * max_blocks);
+  const int max_threads = ResolveThreadCount(threading, K * max_blocks);
   const int64_t blocks = std::min<int64_t>(max_blocks, std::max<int64_t>(1, (4 * max_threads + K - 1) / K));
   return ((C + blocks - 1) / blocks + 63) / 64 * 64;
 }
 
 // Fills the parts of a plan that do not depend on bands.
-void PlanTasks(const Problem& p, const PlannerNeeds& needs, int32_t num_threads, bool banded, Plan* plan) {
+void PlanTasks(const Problem& p, const PlannerNeeds& needs, const Threading& threading, bool banded, Plan* plan) {
   const int64_t C = p.channels;
-  plan->channels_per_task = ChannelsPerTask(needs, p, banded || needs.row_bands, num_threads);
+  plan->channels_per_task = ChannelsPerTask(needs, p, banded || needs.row_bands, threading);
   plan->channel_blocks = (C + plan->channels_per_task - 1) / plan->channels_per_task;
-  plan->threads = ResolveThreadCount(num_threads, p.num_rois * plan->channel_blocks);
+  plan->threads = ResolveThreadCount(threading, p.num_rois * plan->channel_blocks);
   const double output_bytes = static_cast<double>(p.num_rois) *
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
@@ -75,19 +75,19 @@ void PlanTasks(const Problem& p, const PlannerNeeds& needs, int32_t num_threads,
   plan->partial_in_output = p.params.dtype == DType::kF32;
 }
 
-Plan DirectPlan(const Problem& p, const PlannerNeeds& needs, int32_t num_threads) {
+Plan DirectPlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading) {
   Plan plan;
-  PlanTasks(p, needs, num_threads, false, &plan);
+  PlanTasks(p, needs, threading, false, &plan);
   PlannedPass pass;
   pass.rois = LocalityOrder(p);
   plan.passes.push_back(std::move(pass));
   return plan;
 }
 
-Plan BandPlan(const Problem& p, const PlannerNeeds& needs, int32_t num_threads, int64_t band_rows,
+Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading, int64_t band_rows,
               bool transform) {
   Plan plan;
-  PlanTasks(p, needs, num_threads, true, &plan);
+  PlanTasks(p, needs, threading, true, &plan);
   const int64_t K = p.num_rois, PH = p.params.pooled_height, H = p.height;
   plan.band_rows = band_rows;
   plan.num_bands = (H + band_rows - 1) / band_rows;
@@ -141,22 +141,22 @@ Plan BandPlan(const Problem& p, const PlannerNeeds& needs, int32_t num_threads, 
 
 }  // namespace
 
-Plan MakePlan(const Problem& p, const PlannerNeeds& needs, int32_t num_threads) {
+Plan MakePlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading) {
   const int64_t band_rows = BandRows(p.width, p.channels, BytesOf(p.params.dtype));
-  if (UseBandTransform(needs, p, band_rows)) return BandPlan(p, needs, num_threads, band_rows, true);
+  if (UseBandTransform(needs, p, band_rows)) return BandPlan(p, needs, threading, band_rows, true);
   // Bands pay when RoIs share pixels: only when together they read more pixels than the map holds (the planar
   // rule too). A few RoIs go straight over the map in one parallel region instead of one per band.
   const int64_t num_bands = (p.height + band_rows - 1) / band_rows;
   const double pixels = static_cast<double>(p.batch * p.height * p.width);
   if (needs.row_bands && num_bands > 1 && p.footprint_pixels > pixels) {
-    return BandPlan(p, needs, num_threads, band_rows, false);
+    return BandPlan(p, needs, threading, band_rows, false);
   }
-  return DirectPlan(p, needs, num_threads);
+  return DirectPlan(p, needs, threading);
 }
 
-Plan MakeBandPlan(const Problem& p, const PlannerNeeds& needs, int32_t num_threads, int64_t band_rows) {
-  if (band_rows <= 0 || !(needs.row_bands || needs.band_transform)) return DirectPlan(p, needs, num_threads);
-  return BandPlan(p, needs, num_threads, band_rows, needs.band_transform);
+Plan MakeBandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading, int64_t band_rows) {
+  if (band_rows <= 0 || !(needs.row_bands || needs.band_transform)) return DirectPlan(p, needs, threading);
+  return BandPlan(p, needs, threading, band_rows, needs.band_transform);
 }
 
 }  // namespace internal

@@ -1,5 +1,5 @@
 // The execution plan of one call: a plain function of the validated problem, what the kernel lets the planner
-// do, and the thread count. Run executes exactly this plan; tests build plans directly (with forced bands) and
+// do, and the threads it may use. Run executes exactly this plan; tests build plans directly (with forced bands) and
 // execute them to cover every path whatever the heuristics decide.
 #ifndef ROIALIGN_EXECUTION_PLAN_H_
 #define ROIALIGN_EXECUTION_PLAN_H_
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "execution/parallel.h"
 #include "kernels/kernel_descriptor.h"
 #include "kernels/problem.h"
 
@@ -38,12 +39,13 @@ struct Plan {
 // The plan Run executes: RoIs in locality order; row bands when the RoIs share pixels of a map larger than a
 // band; the band transform for planar kernels when the RoIs' footprint reaches a quarter of the map; channel
 // blocks; streaming stores for outputs larger than the last-level cache. Throws std::bad_alloc.
-Plan MakePlan(const Problem& problem, const PlannerNeeds& needs, int32_t num_threads);
+Plan MakePlan(const Problem& problem, const PlannerNeeds& needs, const Threading& threading);
 
 // The plan with bands of `band_rows` map rows, whatever the heuristics say: channels-last kernels read the bands
 // in place, planar kernels through the band transform (RoIs that cannot be split by band run on tiles after the
 // bands). For tests and for MakePlan. Throws std::bad_alloc.
-Plan MakeBandPlan(const Problem& problem, const PlannerNeeds& needs, int32_t num_threads, int64_t band_rows);
+Plan MakeBandPlan(const Problem& problem, const PlannerNeeds& needs, const Threading& threading,
+                  int64_t band_rows);
 
 }  // namespace internal
 }  // namespace roialign

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "execution/execute.h"
+#include "execution/kernel_access.h"
+#include "execution/parallel.h"
 #include "execution/plan.h"
 #include "execution/selected_kernel.h"
 #include "execution/validate_data.h"
@@ -14,7 +16,7 @@ namespace {
 
 // The call as a registered implementation receives it (C types; data already validated).
 Status RunCustom(const internal::SelectedKernel& selected, const Params& params, const Inputs& inputs, void* output,
-                 int32_t num_threads) {
+                 const internal::Threading& threading) {
   roialign_params p;
   p.pooled_height = params.pooled_height;
   p.pooled_width = params.pooled_width;
@@ -24,9 +26,10 @@ Status RunCustom(const internal::SelectedKernel& selected, const Params& params,
   p.pool_mode = static_cast<roialign_pool_mode>(params.pool_mode);
   p.layout = static_cast<roialign_layout>(params.layout);
   p.dtype = static_cast<roialign_dtype>(params.dtype);
+  const int32_t num_threads = threading.pool != nullptr ? threading.pool->num_threads : threading.num_threads;
   const roialign_problem rp = {&p,          inputs.input,         inputs.batch,    inputs.channels,
                                inputs.height, inputs.width,       inputs.rois,     inputs.batch_indices,
-                               inputs.num_rois, output,           num_threads};
+                               inputs.num_rois, output,           num_threads,     threading.pool};
   return selected.custom(rp);
 }
 
@@ -49,22 +52,39 @@ const std::string& Kernel::name() const {
   return selected_ ? selected_->name : kEmpty;
 }
 
-Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
-  if (!selected_) return Status(StatusCode::kInvalidArgument, "kernel is empty (not obtained from a successful Select)");
-  internal::Problem problem;
-  Status s = internal::ValidateData(params_, inputs, output, &problem);
+namespace internal {
+
+// Both Run overloads: validation, then the plan on `threading`.
+Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Threading& threading) {
+  const SelectedKernel* selected = KernelAccess::Selected(kernel);
+  if (selected == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "kernel is empty (not obtained from a successful Select)");
+  }
+  Problem problem;
+  Status s = ValidateData(kernel.params(), inputs, output, &problem);
   if (!s.ok()) return s;
   if (problem.num_rois == 0 || problem.channels == 0) return Status::Ok();  // nothing to write
-  const internal::SelectedKernel& selected = *selected_;
-  if (selected.custom) return RunCustom(selected, params_, inputs, output, num_threads);
+  if (selected->custom) return RunCustom(*selected, kernel.params(), inputs, output, threading);
   try {
-    const internal::Plan plan = internal::MakePlan(problem, selected.needs, num_threads);
-    BorrowedMemory memory(selected.memory);
-    internal::Execute(problem, plan, selected.fn, selected.transpose, selected.needs, memory.get());
+    const Plan plan = MakePlan(problem, selected->needs, threading);
+    BorrowedMemory memory(selected->memory);
+    Execute(problem, plan, selected->fn, selected->transpose, selected->needs, threading, memory.get());
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory allocating working memory for " + selected.name);
+    return Status(StatusCode::kOutOfMemory, "out of memory allocating working memory for " + selected->name);
   }
   return Status::Ok();
+}
+
+}  // namespace internal
+
+Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
+  return internal::RunOn(*this, inputs, output, {num_threads, nullptr});
+}
+
+Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
+  Status s = internal::ValidateThreadPool(&pool);
+  if (!s.ok()) return s;
+  return internal::RunOn(*this, inputs, output, {0, &pool});
 }
 
 }  // namespace roialign

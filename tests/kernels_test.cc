@@ -69,12 +69,13 @@ std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Par
   const Status s = internal::ValidateData(params, in, out.get(), &problem);
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return {};
-  internal::Plan plan = internal::MakeBandPlan(problem, impl.needs, forced.threads, forced.band_rows);
+  const internal::Threading threading = {forced.threads, nullptr};
+  internal::Plan plan = internal::MakeBandPlan(problem, impl.needs, threading, forced.band_rows);
   plan.stream_output = forced.stream;
   plan.partial_in_output = forced.partial_in_output;
   internal::WorkingMemory memory;
   const size_t f32 = static_cast<size_t>(DType::kF32);
-  internal::Execute(problem, plan, impl.builtin[f32], impl.transpose[f32], impl.needs, memory);
+  internal::Execute(problem, plan, impl.builtin[f32], impl.transpose[f32], impl.needs, threading, memory);
   return std::vector<float>(out.get(), out.get() + out_size);
 }
 
@@ -276,7 +277,7 @@ TEST_P(KernelTest, RowBandsThroughRun) {
       params.layout = InfoOf(GetParam()).layout;
       ASSERT_TRUE(internal::ValidateData(params, InputsOf(p, p.input.data()), out.data(), &checked).ok());
       const internal::ImplementationPtr impl = ImplementationNamed(GetParam());
-      const internal::Plan plan = internal::MakePlan(checked, impl->needs, 2);
+      const internal::Plan plan = internal::MakePlan(checked, impl->needs, {2, nullptr});
       EXPECT_GT(plan.band_rows, 0);
       EXPECT_GT(plan.num_bands, 1);
       bool transforms = false;

@@ -62,11 +62,37 @@ ROIALIGN_API roialign_status roialign_select(const char* target, const roialign_
 /* The implementation's name, e.g. "roi_align_nhwc.avx512"; valid as long as the kernel. */
 ROIALIGN_API const char* roialign_kernel_name(const roialign_kernel* kernel);
 /* Runs the kernel. `batch_indices` NULL: rois are [K,5] (batch, x1, y1, x2, y2); otherwise rois are [K,4] and
- * batch_indices holds K int64 values. `num_threads` <= 0: OpenMP's default. Output: K*C*PH*PW elements. */
+ * batch_indices holds K int64 values. `num_threads` <= 0: OpenMP's default (a build without OpenMP runs on the
+ * calling thread). Output: K*C*PH*PW elements. */
 ROIALIGN_API roialign_status roialign_run(const roialign_kernel* kernel, const void* input, int64_t batch,
                                           int64_t channels, int64_t height, int64_t width, const float* rois,
                                           const int64_t* batch_indices, int64_t num_rois, void* output,
                                           int32_t num_threads);
+/* ---- Running on the caller's threads ----
+ * Engines that run their own thread pool (TBB, pthreadpool, an inference runtime's workers) hand it to roialign
+ * instead of letting it open OpenMP threads inside theirs. */
+
+/* One task of a parallel loop. */
+typedef void (*roialign_task_fn)(void* task_context, int64_t index);
+/* Runs task(task_context, i) once for every i in [0, count), on any threads and in any order; returns when
+ * all have finished. */
+typedef void (*roialign_parallel_for_fn)(void* pool_context, int64_t count, roialign_task_fn task,
+                                         void* task_context);
+typedef struct {
+  roialign_parallel_for_fn parallel_for;
+  void* pool_context;
+  int32_t num_threads; /* how many threads the pool runs tasks on; work is split for that many */
+} roialign_threadpool;
+
+/* roialign_run on the caller's pool: roialign starts no thread of its own and opens no OpenMP region; every
+ * parallel step goes through pool->parallel_for, called from the calling thread after all validation. Results
+ * are bit-identical to roialign_run at any thread count. A NULL pool, a NULL parallel_for or num_threads < 1 is
+ * ROIALIGN_INVALID_ARGUMENT (output untouched). */
+ROIALIGN_API roialign_status roialign_run_with_threadpool(
+    const roialign_kernel* kernel, const void* input, int64_t batch, int64_t channels, int64_t height,
+    int64_t width, const float* rois, const int64_t* batch_indices, int64_t num_rois, void* output,
+    const roialign_threadpool* pool);
+
 /* Frees a kernel; NULL is allowed. */
 ROIALIGN_API void roialign_kernel_free(roialign_kernel* kernel);
 /* Message of this thread's last failed call ("" if none); valid until this thread's next call. */
@@ -97,7 +123,8 @@ typedef struct {
   const int64_t* batch_indices; /* may be NULL */
   int64_t num_rois;
   void* output;
-  int32_t num_threads;
+  int32_t num_threads;                 /* as the caller passed it to roialign_run (<= 0: its default) */
+  const roialign_threadpool* threadpool; /* the caller's pool (roialign_run_with_threadpool), else NULL */
 } roialign_problem;
 
 /* A user implementation: returns ROIALIGN_OK or an error status (the caller sees it as returned). */
@@ -124,6 +151,15 @@ ROIALIGN_API roialign_status roialign_nchw_to_nhwc_f32(const float* input, int64
 ROIALIGN_API roialign_status roialign_nhwc_to_nchw_f32(const float* input, int64_t batch, int64_t channels,
                                                        int64_t height, int64_t width, float* output,
                                                        int32_t num_threads);
+/* The same on the caller's pool (rules as roialign_run_with_threadpool). */
+ROIALIGN_API roialign_status roialign_nchw_to_nhwc_f32_with_threadpool(const float* input, int64_t batch,
+                                                                       int64_t channels, int64_t height,
+                                                                       int64_t width, float* output,
+                                                                       const roialign_threadpool* pool);
+ROIALIGN_API roialign_status roialign_nhwc_to_nchw_f32_with_threadpool(const float* input, int64_t batch,
+                                                                       int64_t channels, int64_t height,
+                                                                       int64_t width, float* output,
+                                                                       const roialign_threadpool* pool);
 
 #ifdef __cplusplus
 }

@@ -73,6 +73,10 @@ struct Inputs {
   int64_t num_rois = 0;
 };
 
+// The caller's thread pool (roialign.h): roialign then runs every parallel step through pool.parallel_for and
+// starts no thread of its own.
+using ThreadPool = roialign_threadpool;
+
 namespace internal {
 struct SelectedKernel;
 }
@@ -84,6 +88,9 @@ class Kernel {
   // Validates the data (docs/errors-and-limits.md), then computes; on error `output` is untouched.
   // `output` holds K*C*PH*PW elements; num_threads <= 0 uses OpenMP's default.
   Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const;
+  // The same on the caller's pool; bit-identical results. A null parallel_for or num_threads < 1 is
+  // INVALID_ARGUMENT (output untouched).
+  Status Run(const Inputs& inputs, void* output, const ThreadPool& pool) const;
   // The implementation's name, e.g. "roi_align_nhwc.avx512".
   const std::string& name() const;
   const Params& params() const { return params_; }
@@ -151,6 +158,11 @@ Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t h
                   float* output, int32_t num_threads = 0);
 Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                   float* output, int32_t num_threads = 0);
+// The same on the caller's pool.
+Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  float* output, const ThreadPool& pool);
+Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  float* output, const ThreadPool& pool);
 
 }  // namespace roialign
 

@@ -1,0 +1,43 @@
+/* An engine that owns its threads: it runs roialign on its own worker pool, so roialign opens no thread of its
+ * own (no OpenMP region) inside the engine's process. */
+#include <stdio.h>
+
+#include "roialign/roialign.h"
+#include "worker_pool.h"
+
+int main(void) {
+  enum { C = 32, H = 40, W = 48, K = 64 };
+  static float map[C * H * W];
+  static float out[K * C * 7 * 7];
+  float rois[K * 5];
+  roialign_params params = {7, 7, 0.25f, 2, ROIALIGN_COORD_HALF_PIXEL, ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW,
+                            ROIALIGN_DTYPE_F32};
+  roialign_kernel* kernel = NULL;
+  worker_pool* pool = worker_pool_create(3);
+  roialign_threadpool threads;
+  int i, status = 0;
+  for (i = 0; i < C * H * W; ++i) map[i] = (float)(i % 13) * 0.25f;
+  for (i = 0; i < K; ++i) {
+    rois[5 * i] = 0.0f;
+    rois[5 * i + 1] = (float)(i % 8) * 20.0f;
+    rois[5 * i + 2] = (float)(i / 8) * 18.0f;
+    rois[5 * i + 3] = rois[5 * i + 1] + 40.0f;
+    rois[5 * i + 4] = rois[5 * i + 2] + 30.0f;
+  }
+  if (pool == NULL) {
+    fprintf(stderr, "could not start the worker pool\n");
+    return 1;
+  }
+  threads = worker_pool_interface(pool);
+  if (roialign_select("host", &params, &kernel) != ROIALIGN_OK ||
+      roialign_run_with_threadpool(kernel, map, 1, C, H, W, rois, NULL, K, out, &threads) != ROIALIGN_OK) {
+    fprintf(stderr, "roialign: %s\n", roialign_last_error());
+    status = 1;
+  } else {
+    printf("engine pool: kernel %s on %d workers, out[0] = %.4f\n", roialign_kernel_name(kernel),
+           threads.num_threads, out[0]);
+  }
+  roialign_kernel_free(kernel);
+  worker_pool_destroy(pool);
+  return status;
+}
