@@ -18,11 +18,12 @@ fi
 $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 echo "setup-debian: installed ${#pkgs[@]} packages"
 
-# Peers for the layout report (ONNX Runtime, OpenVINO), beside Debian's python in .peers/ (not in git).
+# Peers for the layout report (ONNX Runtime, OpenVINO), beside Debian's python in .peers/ (not in git), installed
+# with Debian's pip through .ci/python (a pip in /usr/local must not take its place).
 # numpy<2: Debian's torch 1.13 cannot take numpy 2 arrays. ROIALIGN_SETUP_PEERS=0 skips this.
 if [ "${ROIALIGN_SETUP_PEERS:-1}" = "1" ]; then
   cd "$(dirname "$0")/.."
-  /usr/bin/python3 -m pip install -q --disable-pip-version-check --target .peers \
+  .ci/python -m pip install -q --disable-pip-version-check --target .peers \
     onnxruntime onnx openvino "numpy<2" >/dev/null 2>&1 \
     && echo "setup-debian: peers installed in .peers/" \
     || echo "setup-debian: could not install the peers (the report will list them as skipped)"

@@ -3,6 +3,7 @@
 # are installed, and render the chart. Extra arguments go to layout_report (see --help), e.g.
 #   bench/run_layout_report.sh --workloads=default --isas=avx2
 # Results: out/layout_report.json, out/peers.json, out/layouts.png (table on stdout, progress on stderr).
+# Python runs through .ci/python (Debian's python3 and packages only, whatever is installed in /usr/local).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${ROIALIGN_BUILD_DIR:-build-report}
@@ -23,11 +24,11 @@ mkdir -p "$out/data"
 if [ -d .peers ]; then export ROIALIGN_PEERS_PATH="$PWD/.peers${ROIALIGN_PEERS_PATH:+:$ROIALIGN_PEERS_PATH}"; fi
 if [ -f bench/peers.py ]; then
   echo >&2 "timing peers (torchvision, ONNX Runtime, OpenVINO when installed)..."
-  /usr/bin/python3 bench/peers.py --data "$out/data" --out "$out/peers.json" || echo >&2 "peers: failed (see above)"
+  .ci/python bench/peers.py --data "$out/data" --out "$out/peers.json" || echo >&2 "peers: failed (see above)"
 fi
 if [ -f bench/plot_layouts.py ]; then
   peers_arg=()
   [ -f "$out/peers.json" ] && peers_arg=(--peers "$out/peers.json")
-  /usr/bin/python3 bench/plot_layouts.py --report "$out/layout_report.json" "${peers_arg[@]}" --out "$out/layouts.png"
+  .ci/python bench/plot_layouts.py --report "$out/layout_report.json" "${peers_arg[@]}" --out "$out/layouts.png"
   echo >&2 "chart: $out/layouts.png"
 fi

@@ -2,16 +2,25 @@
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/roialign DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS roialign roialign_static EXPORT roialignTargets
+# Two export sets: the shared library's (no dependencies, loaded always) and the static library's (needs Highway
+# and OpenMP; roialignConfig.cmake loads it only when it finds them).
+install(TARGETS roialign EXPORT roialignTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS roialign_static EXPORT roialignStaticTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT roialignTargets NAMESPACE roialign:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/roialign)
+install(EXPORT roialignStaticTargets NAMESPACE roialign:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/roialign)
 configure_package_config_file(cmake/roialignConfig.cmake.in ${PROJECT_BINARY_DIR}/roialignConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/roialign)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/roialignConfigVersion.cmake COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/roialignConfig.cmake ${PROJECT_BINARY_DIR}/roialignConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/roialign)
+set(ROIALIGN_PC_OPENMP "")
+if(ROIALIGN_OPENMP)
+  set(ROIALIGN_PC_OPENMP "-fopenmp")  # the static library's OpenMP runtime
+endif()
 configure_file(cmake/roialign.pc.in ${PROJECT_BINARY_DIR}/roialign.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/roialign.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,5 +1,6 @@
 // roialign C++ API. The C API (roialign.h) is a thin, ABI-stable wrapper over the same objects; enum values are
 // identical in both. No SIMD or Highway here.
+// libroialign.so is built with hidden visibility: what it exports is marked ROIALIGN_API (from roialign.h).
 #ifndef ROIALIGN_ROIALIGN_HPP_
 #define ROIALIGN_ROIALIGN_HPP_
 
@@ -31,11 +32,11 @@ enum class CoordinateMode : int {
 };
 
 // Names used in messages and by the benchmarks ("NCHW", "AVG", "HALF_PIXEL", "F32"); "?" for unknown values.
-const char* ToString(StatusCode code);
-const char* ToString(Layout layout);
-const char* ToString(DType dtype);
-const char* ToString(PoolMode mode);
-const char* ToString(CoordinateMode mode);
+ROIALIGN_API const char* ToString(StatusCode code);
+ROIALIGN_API const char* ToString(Layout layout);
+ROIALIGN_API const char* ToString(DType dtype);
+ROIALIGN_API const char* ToString(PoolMode mode);
+ROIALIGN_API const char* ToString(CoordinateMode mode);
 
 // Outcome of a call: a code and, unless ok, a message a user can act on.
 class Status {
@@ -87,12 +88,12 @@ class Kernel {
   Kernel() = default;
   // Validates the data (docs/errors-and-limits.md), then computes; on error `output` is untouched.
   // `output` holds K*C*PH*PW elements; num_threads <= 0 uses OpenMP's default.
-  Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const;
+  ROIALIGN_API Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const;
   // The same on the caller's pool; bit-identical results. A null parallel_for or num_threads < 1 is
   // INVALID_ARGUMENT (output untouched).
-  Status Run(const Inputs& inputs, void* output, const ThreadPool& pool) const;
+  ROIALIGN_API Status Run(const Inputs& inputs, void* output, const ThreadPool& pool) const;
   // The implementation's name, e.g. "roi_align_nhwc.avx512".
-  const std::string& name() const;
+  ROIALIGN_API const std::string& name() const;
   const Params& params() const { return params_; }
   bool valid() const { return selected_ != nullptr; }
 
@@ -123,7 +124,7 @@ class SelectResult {
 // Validates `params` and picks the highest-priority implementation serving them on `target`, or refuses with
 // INVALID_ARGUMENT (bad attributes or unknown target) or UNSUPPORTED (nothing serves them; the message lists
 // what the target does support).
-SelectResult Select(const std::string& target, const Params& params);
+ROIALIGN_API SelectResult Select(const std::string& target, const Params& params);
 
 // What a target serves (for layout planning), or why it cannot serve anything here.
 struct TargetInfo {
@@ -133,12 +134,12 @@ struct TargetInfo {
   std::vector<CoordinateMode> coordinate_modes;
   Layout preferred_layout = Layout::kNCHW;  // the layout of its highest-priority implementation
 };
-Status QueryTarget(const std::string& target, TargetInfo* info);
+ROIALIGN_API Status QueryTarget(const std::string& target, TargetInfo* info);
 
 // Every known target name: the built-in ones, then registered ones.
-std::vector<std::string> KnownTargets();
+ROIALIGN_API std::vector<std::string> KnownTargets();
 // Names of all implementations registered for `target` that this CPU and build can run, best first.
-std::vector<std::string> ImplementationNames(const std::string& target);
+ROIALIGN_API std::vector<std::string> ImplementationNames(const std::string& target);
 
 // A user implementation for a user target (e.g. an NHWC-only accelerator). It receives validated data.
 struct CustomImplementation {
@@ -151,18 +152,18 @@ struct CustomImplementation {
   std::vector<CoordinateMode> coordinate_modes;
   std::function<Status(const roialign_problem&)> fn;
 };
-Status Register(CustomImplementation impl);
+ROIALIGN_API Status Register(CustomImplementation impl);
 
 // Layout transforms for the whole tensor (float32). On error the output is untouched.
-Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  float* output, int32_t num_threads = 0);
-Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  float* output, int32_t num_threads = 0);
+ROIALIGN_API Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, float* output, int32_t num_threads = 0);
+ROIALIGN_API Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, float* output, int32_t num_threads = 0);
 // The same on the caller's pool.
-Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  float* output, const ThreadPool& pool);
-Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  float* output, const ThreadPool& pool);
+ROIALIGN_API Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, float* output, const ThreadPool& pool);
+ROIALIGN_API Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, float* output, const ThreadPool& pool);
 
 }  // namespace roialign
 
