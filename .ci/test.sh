@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every roialign test: the native build (all x86 SIMD targets this CPU runs, the C API from C99, the
-# torchvision cross-check), a consumer of the installed package, and the aarch64 build under qemu on a
+# torchvision cross-check), consumers of the installed package (C++ and C-only), the build without OpenMP, the
+# sanitizers and the fuzzer, and the aarch64 build under qemu on a
 # NEON-only CPU, SVE at 512 bits, and SVE2 at 128 and 256 bits. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,27 @@ cmake -S examples -B "$build/example" -G Ninja -DCMAKE_PREFIX_PATH="$build/insta
 cmake --build "$build/example"
 LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_cpp"
 LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_c"
+LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_engine_pool"
+
+echo "== a C-only project consumes the installed shared library (no C++, no OpenMP, no Highway needed)"
+rm -rf "$build/c-consumer"
+cmake -S tests/c_consumer -B "$build/c-consumer" -G Ninja -DCMAKE_PREFIX_PATH="$build/install"
+cmake --build "$build/c-consumer"
+LD_LIBRARY_PATH="$build/install/lib" "$build/c-consumer/roialign_c_consumer"
+
+echo "== build without OpenMP (-DROIALIGN_OPENMP=OFF): every test, the install, a C-only consumer"
+noomp="$build-no-openmp"
+cmake -S . -B "$noomp" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_OPENMP=OFF \
+  -DROIALIGN_BUILD_BENCHMARKS=OFF
+cmake --build "$noomp" -j "$jobs"
+if ldd "$noomp/libroialign.so" | grep -q gomp; then echo "libroialign.so links OpenMP with ROIALIGN_OPENMP=OFF"; exit 1; fi
+ctest --test-dir "$noomp" -j "$jobs" --output-on-failure
+rm -rf "$noomp/install" "$noomp/c-consumer"
+cmake --install "$noomp" --prefix "$noomp/install" >/dev/null
+if grep -q fopenmp "$noomp/install/lib/pkgconfig/roialign.pc"; then echo "roialign.pc asks for OpenMP"; exit 1; fi
+cmake -S tests/c_consumer -B "$noomp/c-consumer" -G Ninja -DCMAKE_PREFIX_PATH="$noomp/install"
+cmake --build "$noomp/c-consumer"
+LD_LIBRARY_PATH="$noomp/install/lib" "$noomp/c-consumer/roialign_c_consumer"
 
 echo "== benchmark smoke run (the suite starts and a kernel runs)"
 "$build/bench/layout_report" --custom=C=16:H=20:W=24:K=20 --repeats=1 --threads=1 >/dev/null
@@ -37,15 +59,18 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
 fi
 
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
-  echo "== ThreadSanitizer: concurrent runs of one kernel, concurrent select/register"
-  # One OpenMP thread per call inside these tests: libgomp is not TSan-instrumented.
+  echo "== ThreadSanitizer: concurrent runs of one kernel, concurrent select/register, caller thread pools"
+  # One OpenMP thread per call inside these tests: libgomp is not TSan-instrumented. The thread-pool tests run
+  # entirely on pthreads, which TSan sees.
   tsan="$build-tsan"
   cmake -S . -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_BENCHMARKS=OFF \
     -DROIALIGN_TEST_TORCHVISION=OFF -DCMAKE_CXX_FLAGS="-fsanitize=thread -DROIALIGN_CONCURRENCY_INNER_THREADS=1" \
+    -DCMAKE_C_FLAGS="-fsanitize=thread" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread"
-  cmake --build "$tsan" -j "$jobs" --target roialign_tests
+  cmake --build "$tsan" -j "$jobs" --target roialign_tests roialign_threadpool_threads_tests
   TSAN_OPTIONS="halt_on_error=1" "$tsan/tests/roialign_tests" \
-    --gtest_filter='Concurrency.*:Strategy.ConcurrentSelectAndRegister:Strategy.CustomNhwcOnlyTarget'
+    --gtest_filter='Concurrency.*:Strategy.ConcurrentSelectAndRegister:Strategy.CustomNhwcOnlyTarget:ThreadPool.*'
+  TSAN_OPTIONS="halt_on_error=1" "$tsan/tests/roialign_threadpool_threads_tests"
 
   echo "== libFuzzer over the C API (${ROIALIGN_FUZZ_SECONDS:-60} s, clang, ASan+UBSan)"
   fz="$build-fuzz"

@@ -12,6 +12,11 @@
 #include "roialign/roialign.h"
 #include "tests/test_util.h"
 
+// OpenMP threads for the reference runs; TSan builds ask for 1 (libgomp is not TSan-instrumented).
+#ifndef ROIALIGN_CONCURRENCY_INNER_THREADS
+#define ROIALIGN_CONCURRENCY_INNER_THREADS 2
+#endif
+
 namespace roialign {
 namespace testing {
 namespace {
@@ -61,7 +66,7 @@ TEST(ThreadPool, BitIdenticalToOpenMpAtAnyPoolSize) {
         params.pool_mode = PoolMode::kAvg;
         SelectResult kernel = Select(target, params);
         ASSERT_TRUE(kernel.ok()) << kernel.status().message();
-        const std::vector<float> expected = RunOrFail(target, params, *p, false, 2);
+        const std::vector<float> expected = RunOrFail(target, params, *p, false, ROIALIGN_CONCURRENCY_INNER_THREADS);
         for (int workers : {1, 2, 3}) {
           Workers pool(workers);
           EXPECT_EQ(RunOnPool(*kernel, *p, pool.Interface()), expected) << kernel->name() << " " << workers;
@@ -123,7 +128,7 @@ TEST(ThreadPool, LayoutTransformsOnThePool) {
   std::vector<float> nchw(static_cast<size_t>(n * c * h * w));
   for (size_t i = 0; i < nchw.size(); ++i) nchw[i] = static_cast<float>(i % 1000) * 0.5f;
   std::vector<float> expected(nchw.size()), got(nchw.size(), 0.0f), back(nchw.size(), 0.0f);
-  ASSERT_TRUE(NchwToNhwc(nchw.data(), n, c, h, w, expected.data(), 2).ok());
+  ASSERT_TRUE(NchwToNhwc(nchw.data(), n, c, h, w, expected.data(), ROIALIGN_CONCURRENCY_INNER_THREADS).ok());
   Workers workers(3);
   const ThreadPool pool = workers.Interface();
   ASSERT_EQ(roialign_nchw_to_nhwc_f32_with_threadpool(nchw.data(), n, c, h, w, got.data(), &pool), ROIALIGN_OK);
