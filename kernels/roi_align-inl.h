@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
@@ -252,7 +253,10 @@ HWY_INLINE void AccumulateMerged(D d, const ChannelsLast<T>& in, const MergedTap
 // its partial state into `partial`.
 template <class D, class V, typename TOut>
 HWY_INLINE void WriteVector(D d, V v, float* partial, TOut* out, bool last, bool streaming) {
-  if (last) {
+  if constexpr (std::is_same_v<TOut, float>) {
+    // One store either way (streaming implies last): no second branch per vector.
+    Put(d, v, last ? out : partial, streaming);
+  } else if (last) {
     Put(d, v, out, streaming);
   } else {
     hn::StoreU(v, d, partial);
@@ -287,28 +291,31 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples&
     return empty ? hn::Zero(d) : hn::Div(acc, count);
   };
   const bool streaming = last && stream && IsVectorAligned(d, out);
-  auto write = [&](V acc, int64_t c) { WriteVector(d, finish(acc), partial + c, out + c, last, streaming); };
   int64_t c = 0;
   for (; c + 8 * lanes <= channels; c += 8 * lanes) {
     V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
     V a4 = start(c + 4 * lanes), a5 = start(c + 5 * lanes), a6 = start(c + 6 * lanes), a7 = start(c + 7 * lanes);
     AccumulateMerged<8>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, a4, a5, a6, a7);
-    write(a0, c);
-    write(a1, c + lanes);
-    write(a2, c + 2 * lanes);
-    write(a3, c + 3 * lanes);
-    write(a4, c + 4 * lanes);
-    write(a5, c + 5 * lanes);
-    write(a6, c + 6 * lanes);
-    write(a7, c + 7 * lanes);
+    float* const pc = partial + c;
+    TOut* const oc = out + c;
+    WriteVector(d, finish(a0), pc, oc, last, streaming);
+    WriteVector(d, finish(a1), pc + lanes, oc + lanes, last, streaming);
+    WriteVector(d, finish(a2), pc + 2 * lanes, oc + 2 * lanes, last, streaming);
+    WriteVector(d, finish(a3), pc + 3 * lanes, oc + 3 * lanes, last, streaming);
+    WriteVector(d, finish(a4), pc + 4 * lanes, oc + 4 * lanes, last, streaming);
+    WriteVector(d, finish(a5), pc + 5 * lanes, oc + 5 * lanes, last, streaming);
+    WriteVector(d, finish(a6), pc + 6 * lanes, oc + 6 * lanes, last, streaming);
+    WriteVector(d, finish(a7), pc + 7 * lanes, oc + 7 * lanes, last, streaming);
   }
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes), unused = a0;
     AccumulateMerged<4>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, unused, unused, unused, unused);
-    write(a0, c);
-    write(a1, c + lanes);
-    write(a2, c + 2 * lanes);
-    write(a3, c + 3 * lanes);
+    float* const pc = partial + c;
+    TOut* const oc = out + c;
+    WriteVector(d, finish(a0), pc, oc, last, streaming);
+    WriteVector(d, finish(a1), pc + lanes, oc + lanes, last, streaming);
+    WriteVector(d, finish(a2), pc + 2 * lanes, oc + 2 * lanes, last, streaming);
+    WriteVector(d, finish(a3), pc + 3 * lanes, oc + 3 * lanes, last, streaming);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
@@ -340,15 +347,16 @@ HWY_NOINLINE void PoolBinMax(D d, const ChannelsLast<TIn>& in, const BinSamples&
   auto start = [&](int64_t c) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, partial + c); };
   auto finish = [&](V acc) { return last && empty ? hn::Zero(d) : acc; };
   const bool streaming = last && stream && IsVectorAligned(d, out);
-  auto write = [&](V acc, int64_t c) { WriteVector(d, finish(acc), partial + c, out + c, last, streaming); };
   int64_t c = 0;
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
     MaxSamples<M, 4>(d, in, s, c, full, a0, a1, a2, a3);
-    write(a0, c);
-    write(a1, c + lanes);
-    write(a2, c + 2 * lanes);
-    write(a3, c + 3 * lanes);
+    float* const pc = partial + c;
+    TOut* const oc = out + c;
+    WriteVector(d, finish(a0), pc, oc, last, streaming);
+    WriteVector(d, finish(a1), pc + lanes, oc + lanes, last, streaming);
+    WriteVector(d, finish(a2), pc + 2 * lanes, oc + 2 * lanes, last, streaming);
+    WriteVector(d, finish(a3), pc + 3 * lanes, oc + 3 * lanes, last, streaming);
   }
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));

@@ -192,7 +192,11 @@ void ProcessShared(const RoiWork<T>& w) {
       PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, false, BinOutput<float>{out, out});
     }
     // Finished rows go to the output, rows that go on in a later band to the partial state: runs of bins whose
-    // rows agree, usually the whole chunk.
+    // rows agree. When the partial state is the output itself (f32), one transpose serves both.
+    if (static_cast<void*>(partial_planes) == static_cast<void*>(planes)) {
+      BinsToPlanes(bins, b1 - b0, n, n, planes + b0, PH * PW);
+      continue;
+    }
     auto finished = [&](int64_t bin) { return s.band_samples[2 * (bin / PW) + 1] == gh; };
     for (int64_t r0_bin = b0; r0_bin < b1;) {
       int64_t r1_bin = std::min(b1, (r0_bin / PW + 1) * PW);
