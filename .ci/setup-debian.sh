@@ -10,8 +10,10 @@ if [ "$with_arm" = "1" ] && ! dpkg --print-foreign-architectures | grep -qx arm6
   $SUDO dpkg --add-architecture arm64
 fi
 $SUDO apt-get update -qq
+# python3-dev, python3-venv, python3-pytest: the Python package (pip install . in a venv, its pytest suite).
 pkgs=(cmake ninja-build g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev libomp-dev
-      python3-numpy python3-torchvision python3-matplotlib python3-pip clang libclang-rt-14-dev)
+      python3-numpy python3-torchvision python3-matplotlib python3-pip clang libclang-rt-14-dev
+      python3-dev python3-venv python3-pytest)
 if [ "$with_arm" = "1" ]; then
   pkgs+=(crossbuild-essential-arm64 qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libgomp1:arm64)
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every roialign test: the native build (all x86 SIMD targets this CPU runs, the C API from C99, the
-# torchvision cross-check), consumers of the installed package (C++ and C-only), the build without OpenMP, the
+# torchvision cross-check), the Python package (pip install ., pytest), consumers of the installed package (C++ and
+# C-only), the build without OpenMP, the
 # sanitizers and the fuzzer, and the aarch64 build under qemu on a
 # NEON-only CPU, SVE at 512 bits, and SVE2 at 128 and 256 bits. Exits non-zero on the first failure.
 set -euo pipefail
@@ -13,6 +14,17 @@ echo "== native build and tests"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_BUILD_BENCHMARKS=ON
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" -j "$jobs" --output-on-failure
+
+if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
+  echo "== Python package: pip install . into a venv over Debian's python3, pytest against Debian's torchvision"
+  # .ci/venv: Debian's packages (numpy, torch, torchvision, pytest) and nothing from /usr/local. pip builds the
+  # extension from this checkout with scikit-build-core and nanobind from PyPI, in a build directory of its own.
+  py="$build-python"
+  rm -rf "$py"
+  .ci/venv "$py/venv"
+  CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py/venv/bin/python" -I -m pip install -q --config-settings=build-dir="$py/build" .
+  ROIALIGN_REQUIRE_TORCHVISION=1 "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python
+fi
 
 echo "== installed package consumed by an outside project (examples/)"
 rm -rf "$build/install" "$build/example"

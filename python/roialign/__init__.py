@@ -1,0 +1,439 @@
+"""RoIAlign (roi_align) for CPUs, with SIMD kernels for NCHW and NHWC feature maps.
+
+``roialign.roi_align`` is a drop-in for ``torchvision.ops.roi_align`` (forward only) that also takes numpy arrays,
+the NHWC layout (torch's channels_last memory format), max pooling and the other coordinate conventions.
+``roialign.select`` picks one implementation for a target and returns a reusable :class:`Kernel`.
+
+What the operator computes is in docs/semantics.md; this package's API in docs/python.md.
+
+Array conventions (the same for ``roi_align`` and ``Kernel.run``):
+
+======================  ==========================================  ==================================================
+input                   ``layout="NCHW"``                           ``layout="NHWC"``
+======================  ==========================================  ==================================================
+``torch.Tensor``        ``[N, C, H, W]``, contiguous                ``[N, C, H, W]`` in ``torch.channels_last`` memory
+                        -> ``[K, C, PH, PW]``, contiguous           -> ``[K, C, PH, PW]`` in ``torch.channels_last``
+numpy, other DLPack     ``[N, C, H, W]`` -> ``[K, C, PH, PW]``      ``[N, H, W, C]`` -> ``[K, PH, PW, C]``
+======================  ==========================================  ==================================================
+
+A torch tensor is always indexed N, C, H, W, as in torch and torchvision; ``layout`` names its memory format. Any
+other array has no memory format of its own, so its shape is the memory order. Input in that memory order (C-
+contiguous for numpy) is used in place; any other strides are first copied into it.
+"""
+import functools
+import numbers
+import sys
+
+import numpy as np
+
+from . import _roialign
+
+__version__ = _roialign.__version__
+__all__ = ["roi_align", "select", "Kernel", "query_target", "targets", "implementations"]
+
+_LAYOUTS = dict(_roialign.LAYOUTS)                    # "NCHW", "NHWC"
+_DTYPES = dict(_roialign.DTYPES)                      # "float32", "float16", "bfloat16"
+_POOL_MODES = dict(_roialign.POOL_MODES)              # "avg", "max", "max_onnx"
+_COORDINATE_MODES = dict(_roialign.COORDINATE_MODES)  # "legacy", "half_pixel", "half_pixel_centered"
+
+
+def _names(table):
+    return {value: name for name, value in table.items()}
+
+
+def _choose(value, table, what):
+    if not isinstance(value, str):
+        raise TypeError("%s must be a string, one of %s; got %r" % (what, ", ".join(map(repr, table)), value))
+    for name in table:
+        if name.lower() == value.lower():
+            return name
+    raise ValueError("unknown %s %r; expected one of %s" % (what, value, ", ".join(map(repr, table))))
+
+
+def _torch():
+    """torch if the process has imported it (a torch tensor cannot exist otherwise), else None."""
+    return sys.modules.get("torch")
+
+
+def _is_tensor(obj):
+    torch = _torch()
+    return torch is not None and isinstance(obj, torch.Tensor)
+
+
+def _dtype_name(dtype):
+    """'float32', 'float16' or 'bfloat16' for a dtype of numpy or torch, or a name; else TypeError."""
+    torch = _torch()
+    if torch is not None and isinstance(dtype, torch.dtype):
+        name = str(dtype).replace("torch.", "")
+    elif isinstance(dtype, str) and dtype.lower() == "bfloat16":
+        name = "bfloat16"
+    else:
+        try:
+            np_dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError("dtype must be float32, float16 or bfloat16; got %r" % (dtype,)) from None
+        name = np_dtype.name if np_dtype.isnative else str(np_dtype)
+    if name not in _DTYPES:
+        raise TypeError("roialign computes in float32, float16 or bfloat16; got %s" % name)
+    return name
+
+
+def _pair(output_size):
+    if isinstance(output_size, numbers.Integral) and not isinstance(output_size, bool):
+        return int(output_size), int(output_size)
+    try:
+        ph, pw = output_size
+    except (TypeError, ValueError):
+        raise TypeError("output_size must be an int or a pair (height, width); got %r" % (output_size,)) from None
+    for v in (ph, pw):
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise TypeError("output_size must be an int or a pair of ints; got %r" % (output_size,))
+    return int(ph), int(pw)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Arrays: what each kind of input is, and its buffer in memory order
+# ---------------------------------------------------------------------------------------------------------------
+
+class _Map:
+    """The feature map of one call: its kind ('torch' or 'numpy'), dtype name, and a dense array in memory order
+    (numpy array or torch tensor; [N,C,H,W] for NCHW, [N,H,W,C] for NHWC) that the extension reads in place."""
+
+    __slots__ = ("kind", "dtype", "memory", "channels")
+
+    def __init__(self, input, layout):
+        nhwc = layout == "NHWC"
+        if _is_tensor(input):
+            torch = _torch()
+            if input.device.type != "cpu":
+                raise ValueError("roialign runs on the CPU; input is on %s (move it with .cpu())" % input.device)
+            if input.dim() != 4:
+                raise ValueError("input must be a 4-D tensor [N, C, H, W] (for either layout); got shape %s"
+                                 % (tuple(input.shape),))
+            self.kind = "torch"
+            self.dtype = _dtype_name(input.dtype)
+            x = input.detach()  # forward only: the result carries no autograd history
+            # NHWC: the channels_last tensor seen as [N, H, W, C] is dense; .contiguous() copies only otherwise.
+            self.memory = x.permute(0, 2, 3, 1).contiguous() if nhwc else x.contiguous()
+            del torch
+        else:
+            if isinstance(input, np.ndarray):
+                x = input
+            elif hasattr(input, "__dlpack__"):
+                try:
+                    x = np.from_dlpack(input)
+                except Exception as e:
+                    raise TypeError("cannot read input of type %s through DLPack as a numpy array (%s: %s)"
+                                    % (type(input).__name__, type(e).__name__, e)) from None
+            else:
+                raise TypeError("input must be a numpy array, a torch tensor or an object with __dlpack__; got %s"
+                                % type(input).__name__)
+            if x.ndim != 4:
+                raise ValueError("input must be 4-D, %s for layout=%r; got shape %s"
+                                 % ("[N, H, W, C]" if nhwc else "[N, C, H, W]", layout, x.shape))
+            self.kind = "numpy"
+            self.dtype = _dtype_name(x.dtype)
+            self.memory = np.ascontiguousarray(x)  # the same array when it is already C-contiguous
+        self.channels = int(self.memory.shape[3] if nhwc else self.memory.shape[1])
+
+
+def _to_numpy(a, what):
+    """Boxes of any kind as a numpy array (torch: zero-copy for float32 CPU tensors)."""
+    if _is_tensor(a):
+        torch = _torch()
+        if a.device.type != "cpu":
+            raise ValueError("roialign runs on the CPU; %s is on %s (move it with .cpu())" % (what, a.device))
+        a = a.detach()
+        if not a.is_floating_point():
+            raise TypeError("%s must hold floating-point coordinates; got %s" % (what, a.dtype))
+        if a.dtype != torch.float32:
+            a = a.to(torch.float32)  # numpy has no bfloat16; boxes are float32 for every dtype anyway
+        return a.contiguous().numpy()
+    if isinstance(a, np.ndarray):
+        return a
+    if hasattr(a, "__dlpack__"):
+        return np.from_dlpack(a)
+    return np.asarray(a)
+
+
+def _float32_rows(a, what, columns):
+    if a.dtype.kind != "f":
+        raise TypeError("%s must hold floating-point coordinates; got %s" % (what, a.dtype))
+    if a.ndim != 2 or a.shape[1] != columns:
+        raise ValueError("%s must be [%s, %d]; got shape %s" % (what, "K" if columns == 5 else "L", columns, a.shape))
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _boxes(boxes):
+    """(rois, batch_indices): float32 [K, 5] and None, or float32 [K, 4] and int64 [K] for the list form."""
+    if isinstance(boxes, (list, tuple)):
+        per_image = []
+        for i, b in enumerate(boxes):
+            b = _to_numpy(b, "boxes[%d]" % i)
+            if b.ndim != 2 or b.shape[-1] != 4:
+                raise ValueError("boxes[%d] must be [L, 4] (x1, y1, x2, y2): a list of boxes holds one such array per "
+                                 "image, as torchvision's List[Tensor]; got shape %s (for rows that carry their batch "
+                                 "index pass one [K, 5] array)" % (i, b.shape))
+            per_image.append(_float32_rows(b, "boxes[%d]" % i, 4))
+        if per_image:
+            rois = np.ascontiguousarray(np.concatenate(per_image, axis=0))
+        else:
+            rois = np.empty((0, 4), dtype=np.float32)
+        counts = [b.shape[0] for b in per_image]
+        batch_indices = np.repeat(np.arange(len(per_image), dtype=np.int64), counts)
+        return rois, batch_indices
+    b = _to_numpy(boxes, "boxes")
+    if b.ndim != 2 or b.shape[-1] != 5:
+        raise ValueError("boxes must be [K, 5] (batch_index, x1, y1, x2, y2) or a list of [L, 4] per image; got "
+                         "shape %s" % (b.shape,))
+    return _float32_rows(b, "boxes", 5), None
+
+
+def _is_dense(array, torch_nhwc):
+    if _is_tensor(array):
+        return array.permute(0, 2, 3, 1).is_contiguous() if torch_nhwc else array.is_contiguous()
+    return array.flags.c_contiguous
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------------------------------------------
+
+class Kernel:
+    """One selected implementation of roi_align for one set of attributes (from :func:`select`).
+
+    Immutable and thread-safe: one kernel may run from many threads at once, each call with its own arrays. It keeps
+    its working memory between calls, so an operator that runs many times should select once and keep the kernel.
+
+    Attributes: ``name`` (the implementation, e.g. ``"roi_align_nhwc.avx2"``), ``target``, ``layout`` (``"NCHW"``
+    or ``"NHWC"``), ``dtype`` (``"float32"``, ``"float16"`` or ``"bfloat16"``), ``output_size`` ((PH, PW)),
+    ``spatial_scale``, ``sampling_ratio``, ``coordinate_mode`` and ``pool``.
+    """
+
+    __slots__ = ("_kernel", "target", "layout", "dtype", "output_size", "spatial_scale", "sampling_ratio",
+                 "coordinate_mode", "pool")
+
+    def __init__(self, kernel, target):
+        self._kernel = kernel
+        self.target = target
+        self.layout = _names(_LAYOUTS)[kernel.layout]
+        self.dtype = _names(_DTYPES)[kernel.dtype]
+        self.output_size = (kernel.pooled_height, kernel.pooled_width)
+        self.spatial_scale = kernel.spatial_scale
+        self.sampling_ratio = kernel.sampling_ratio
+        self.coordinate_mode = _names(_COORDINATE_MODES)[kernel.coordinate_mode]
+        self.pool = _names(_POOL_MODES)[kernel.pool_mode]
+
+    @property
+    def name(self):
+        return self._kernel.name
+
+    def __repr__(self):
+        return ("roialign.Kernel(%r, target=%r, layout=%r, dtype=%r, output_size=%r, spatial_scale=%r, "
+                "sampling_ratio=%r, coordinate_mode=%r, pool=%r)"
+                % (self.name, self.target, self.layout, self.dtype, self.output_size, self.spatial_scale,
+                   self.sampling_ratio, self.coordinate_mode, self.pool))
+
+    def run(self, input, boxes, out=None, num_threads=0):
+        """Computes roi_align of ``input`` over ``boxes`` and returns the result (``out`` when given).
+
+        ``input``: the feature map, in this kernel's layout and dtype (see the module's table of array
+        conventions): a numpy array, a torch tensor, or another object with ``__dlpack__`` (read as a numpy array).
+        It is used in place when it is dense in memory order, and copied otherwise.
+
+        ``boxes``: float ``[K, 5]`` rows ``(batch_index, x1, y1, x2, y2)``, or a list (or tuple) of ``[L_i, 4]``
+        rows ``(x1, y1, x2, y2)``, one per image, whose position in the list is the batch index (torchvision's two
+        forms). Coordinates are in input-image pixels; any floating dtype is converted to float32.
+
+        ``out``: optional, the array to write: ``[K, C, PH, PW]`` for NCHW or a torch tensor of either layout
+        (contiguous, or channels_last for NHWC), ``[K, PH, PW, C]`` for NHWC numpy arrays; the kernel's dtype, dense
+        in memory order, writable, and not overlapping the input. Without it, a new array of the input's kind is
+        returned (numpy in, numpy out; torch in, torch out; other DLPack input gives numpy).
+
+        ``num_threads``: > 0 uses at most that many threads; <= 0 uses OpenMP's default (``OMP_NUM_THREADS``).
+        The result is bit-identical for any value. The GIL is released while the kernel runs.
+
+        Raises TypeError (wrong kind of array, or dtype) and ValueError (wrong rank or shape) before anything runs,
+        ValueError with the library's message for bad data (a batch index outside [0, N), a non-finite coordinate,
+        a limit exceeded), NotImplementedError when the target cannot serve the request, MemoryError. When anything
+        is raised, ``out`` is untouched.
+        """
+        fmap = _Map(input, self.layout)
+        if fmap.dtype != self.dtype:
+            raise TypeError("input has dtype %s; this kernel takes %s (select it with dtype=%r)"
+                            % (fmap.dtype, self.dtype, fmap.dtype))
+        return self._run(fmap, boxes, out, num_threads)
+
+    def _run(self, fmap, boxes, out, num_threads):
+        if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
+            raise TypeError("num_threads must be an int; got %r" % (num_threads,))
+        rois, batch_indices = _boxes(boxes)
+        nhwc = self.layout == "NHWC"
+        k, c = rois.shape[0], fmap.channels
+        ph, pw = self.output_size
+        memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
+        if out is None:
+            if fmap.kind == "torch":
+                torch = _torch()
+                result = torch.empty(memory_shape, dtype=getattr(torch, self.dtype))
+                out_memory = result
+                if nhwc:
+                    result = result.permute(0, 3, 1, 2)  # [K, C, PH, PW] in channels_last memory
+            else:
+                result = out_memory = np.empty(memory_shape, dtype=self.dtype)
+        else:
+            result = out
+            out_memory = self._out_memory(out, memory_shape)
+        self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads))
+        return result
+
+    def _out_memory(self, out, memory_shape):
+        """``out`` seen as a dense array in memory order, or TypeError / ValueError (nothing is written)."""
+        nhwc = self.layout == "NHWC"
+        if _is_tensor(out):
+            if out.device.type != "cpu":
+                raise ValueError("out is on %s; roialign writes CPU memory" % out.device)
+            if out.requires_grad:
+                raise ValueError("out requires grad; roialign cannot write it in place")
+            dtype = _dtype_name(out.dtype)
+            k, a, b, c = memory_shape
+            shape = (k, c, a, b) if nhwc else memory_shape  # torch: always [K, C, PH, PW]
+            form = "[K, C, PH, PW] %s" % ("in channels_last memory" if nhwc else "contiguous")
+        elif isinstance(out, np.ndarray):
+            dtype = _dtype_name(out.dtype)
+            shape = memory_shape
+            form = "[K, PH, PW, C], C-contiguous" if nhwc else "[K, C, PH, PW], C-contiguous"
+            if not out.flags.writeable:
+                raise ValueError("out is read-only")
+        else:
+            raise TypeError("out must be a numpy array or a torch tensor; got %s" % type(out).__name__)
+        if dtype != self.dtype:
+            raise TypeError("out has dtype %s; this kernel writes %s" % (dtype, self.dtype))
+        if tuple(out.shape) != tuple(shape):
+            raise ValueError("out must be %s with shape %s; got %s" % (form, tuple(shape), tuple(out.shape)))
+        if not _is_dense(out, nhwc and _is_tensor(out)):
+            raise ValueError("out must be %s (roialign writes it in place, so it cannot copy it)" % form)
+        return out.permute(0, 2, 3, 1) if nhwc and _is_tensor(out) else out
+
+
+@functools.lru_cache(maxsize=16)
+def _select_cached(target, ph, pw, spatial_scale, sampling_ratio, coordinate_mode, pool, layout, dtype):
+    kernel = _roialign.select(target, ph, pw, spatial_scale, sampling_ratio, _COORDINATE_MODES[coordinate_mode],
+                              _POOL_MODES[pool], _LAYOUTS[layout], _DTYPES[dtype])
+    return Kernel(kernel, target)
+
+
+def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1, aligned=False,
+           coordinate_mode=None, pool="avg", layout="NCHW", dtype="float32"):
+    """Selects the best implementation of roi_align on ``target`` for these attributes; returns a :class:`Kernel`.
+
+    ``target``: ``"host"`` (the best this CPU runs), ``"generic"`` (the scalar reference), ``"x86"``, ``"arm"``,
+    one ISA (``"x86-avx2"``, ``"arm-sve"``, ...) or ``"portable"``; :func:`targets` lists them.
+    The attributes are those of :func:`roi_align`, plus ``dtype`` (``"float32"``, ``"float16"``, ``"bfloat16"``,
+    or a numpy or torch dtype).
+
+    Raises ValueError for a malformed request (an unknown target, output_size < 1, spatial_scale not finite and
+    > 0, sampling_ratio above the limit) and NotImplementedError when the target cannot serve it (an ISA this CPU
+    lacks, a dtype no implementation serves); both carry the library's message, which says what is supported.
+    Successful selections are cached (the last 16), so selecting the same attributes again is cheap.
+    """
+    if not isinstance(target, str):
+        raise TypeError("target must be a string; got %r" % (target,))
+    ph, pw = _pair(output_size)
+    if coordinate_mode is None:
+        coordinate_mode = "half_pixel" if aligned else "legacy"
+    else:
+        coordinate_mode = _choose(coordinate_mode, _COORDINATE_MODES, "coordinate_mode")
+        if aligned and coordinate_mode == "legacy":
+            raise ValueError("aligned=True contradicts coordinate_mode='legacy' (aligned=False is LEGACY)")
+    if isinstance(sampling_ratio, bool) or not isinstance(sampling_ratio, numbers.Integral):
+        raise TypeError("sampling_ratio must be an int (<= 0: adaptive); got %r" % (sampling_ratio,))
+    try:
+        spatial_scale = float(spatial_scale)
+    except (TypeError, ValueError):
+        raise TypeError("spatial_scale must be a number; got %r" % (spatial_scale,)) from None
+    return _select_cached(target, ph, pw, spatial_scale, int(sampling_ratio), coordinate_mode,
+                          _choose(pool, _POOL_MODES, "pool"), _choose(layout, _LAYOUTS, "layout"), _dtype_name(dtype))
+
+
+def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=False, *, layout="NCHW",
+              pool="avg", coordinate_mode=None, target="host", num_threads=0):
+    """RoIAlign: pools each box of ``input`` into ``output_size`` bins of bilinear samples (docs/semantics.md).
+
+    A drop-in for ``torchvision.ops.roi_align`` (same positional arguments and defaults; forward only, the result
+    carries no autograd history) that also takes numpy arrays and other layouts, pooling modes and coordinate
+    conventions.
+
+    ``input``: the feature map, float32 (float16 and bfloat16 where the target serves them), as a numpy array, a
+    torch tensor, or any object with ``__dlpack__`` (read through numpy). Its shape and memory follow ``layout``:
+
+    - ``layout="NCHW"``: ``[N, C, H, W]``; the result is ``[K, C, PH, PW]``.
+    - ``layout="NHWC"``: a torch tensor is ``[N, C, H, W]`` in ``torch.channels_last`` memory (torch's convention:
+      shapes are always NCHW) and the result is a ``[K, C, PH, PW]`` tensor in channels_last memory; any other
+      array is ``[N, H, W, C]`` and the result ``[K, PH, PW, C]``.
+
+    An input already dense in that memory order is read in place (zero-copy); other strides (e.g. a channels_last
+    tensor with ``layout="NCHW"``) are copied first. The result has the input's kind and dtype: numpy in, numpy out;
+    torch in, torch out (on the CPU); other DLPack input gives numpy.
+
+    ``boxes``: float ``[K, 5]`` rows ``(batch_index, x1, y1, x2, y2)``, or a list of ``[L_i, 4]`` rows ``(x1, y1, x2,
+    y2)`` per image (the list position is the batch index), as torchvision takes them; numpy arrays or tensors. Box
+    coordinates are in input-image pixels; ``spatial_scale`` maps them onto the feature map (1/16 for stride 16).
+
+    ``output_size``: ``PH = PW = output_size``, or ``(PH, PW)``.
+
+    ``sampling_ratio``: > 0, a fixed ``sampling_ratio x sampling_ratio`` grid of samples per bin; <= 0 (the default
+    -1, as in torchvision) adaptive, ``ceil(roi_size / output_size)`` per axis.
+
+    ``aligned``: False is ``coordinate_mode="legacy"`` (torchvision's default: no half-pixel shift, RoI sizes at
+    least 1), True is ``"half_pixel"`` (pixel centers at +0.5, as torchvision's ``aligned=True``). ``coordinate_mode``,
+    when given, is used instead: ``"legacy"``, ``"half_pixel"`` or ``"half_pixel_centered"`` (OpenVINO's
+    ``half_pixel``); ``aligned=True`` with ``"legacy"`` is a contradiction and raises ValueError.
+
+    ``pool``: ``"avg"`` (torchvision), ``"max"`` (max of the bilinear samples, as mmcv and TVM) or ``"max_onnx"``
+    (max of the weighted taps, as ONNX RoiAlign).
+
+    ``target``: where to run (:func:`targets`); ``"host"`` is the best implementation this CPU runs.
+    ``num_threads``: > 0 uses at most that many threads; <= 0 uses OpenMP's default (``OMP_NUM_THREADS``). The GIL
+    is released while the kernel runs.
+
+    Raises TypeError (not an array, an unsupported dtype such as float64) and ValueError (wrong rank or box shape)
+    before the library is called; ValueError with the library's message for bad attributes or data (a batch index
+    outside [0, N), a non-finite coordinate, a limit exceeded); NotImplementedError with the library's message when
+    the target cannot serve the request (e.g. float16 on a target without float16 kernels).
+    """
+    fmap = _Map(input, _choose(layout, _LAYOUTS, "layout"))
+    kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
+                    aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=fmap.dtype)
+    return kernel._run(fmap, boxes, None, num_threads)
+
+
+def query_target(name):
+    """What target ``name`` serves on this CPU and build, for layout planning.
+
+    Returns a dict: ``layouts``, ``dtypes``, ``pool_modes``, ``coordinate_modes`` (lists of the names this API
+    uses), ``preferred_layout`` (the layout of its best implementation) and ``implementations`` (their names, best
+    first). Raises ValueError for an unknown name and NotImplementedError when the target exists but nothing serves
+    it here (e.g. an ISA this CPU lacks).
+    """
+    if not isinstance(name, str):
+        raise TypeError("name must be a string; got %r" % (name,))
+    info = _roialign.query_target(name)
+    return {
+        "layouts": [_names(_LAYOUTS)[v] for v in info["layouts"]],
+        "dtypes": [_names(_DTYPES)[v] for v in info["dtypes"]],
+        "pool_modes": [_names(_POOL_MODES)[v] for v in info["pool_modes"]],
+        "coordinate_modes": [_names(_COORDINATE_MODES)[v] for v in info["coordinate_modes"]],
+        "preferred_layout": _names(_LAYOUTS)[info["preferred_layout"]],
+        "implementations": implementations(name),
+    }
+
+
+def targets():
+    """Every known target name: the built-in ones (some may be unsupported on this CPU; see query_target)."""
+    return list(_roialign.known_targets())
+
+
+def implementations(target="host"):
+    """Names of the implementations ``target`` can run on this CPU and build, best first."""
+    return list(_roialign.implementation_names(target))

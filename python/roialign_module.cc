@@ -1,0 +1,275 @@
+// roialign._roialign: the compiled half of the Python package. The API users call is python/roialign/__init__.py
+// (docs/python.md); it shapes, types and allocates the arrays and hands this module dense buffers in memory order.
+// The checks here repeat the few that guard memory (shape, dtype, density, overlap), so that the module is safe on
+// its own; the Python layer raises first, with messages in terms of its arguments.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "roialign/roialign.hpp"
+
+namespace nb = nanobind;
+
+namespace {
+
+// A failed roialign::Status on its way to Python; TranslateStatusError raises the exception of its code.
+class StatusError : public std::runtime_error {
+ public:
+  explicit StatusError(const roialign::Status& status)
+      : std::runtime_error(status.message()), code_(status.code()) {}
+  roialign::StatusCode code() const { return code_; }
+
+ private:
+  roialign::StatusCode code_;
+};
+
+void TranslateStatusError(const std::exception_ptr& error, void*) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const StatusError& e) {
+    PyObject* type = PyExc_RuntimeError;  // INTERNAL (a bug, or a registered implementation's own status)
+    switch (e.code()) {
+      case roialign::StatusCode::kInvalidArgument:
+        type = PyExc_ValueError;
+        break;
+      case roialign::StatusCode::kUnsupported:
+        type = PyExc_NotImplementedError;
+        break;
+      case roialign::StatusCode::kOutOfMemory:
+        type = PyExc_MemoryError;
+        break;
+      case roialign::StatusCode::kOk:
+      case roialign::StatusCode::kInternal:
+        break;
+    }
+    PyErr_SetString(type, e.what());
+  }
+}
+
+void Check(const roialign::Status& status) {
+  if (!status.ok()) throw StatusError(status);
+}
+
+std::string DTypeName(nb::dlpack::dtype dtype) {
+  const char* kind = "?";
+  switch (static_cast<nb::dlpack::dtype_code>(dtype.code)) {
+    case nb::dlpack::dtype_code::Int: kind = "int"; break;
+    case nb::dlpack::dtype_code::UInt: kind = "uint"; break;
+    case nb::dlpack::dtype_code::Float: kind = "float"; break;
+    case nb::dlpack::dtype_code::Bfloat: kind = "bfloat"; break;
+    case nb::dlpack::dtype_code::Complex: kind = "complex"; break;
+    case nb::dlpack::dtype_code::Bool: return "bool";
+    default: break;
+  }
+  std::string name = kind + std::to_string(dtype.bits);
+  if (dtype.lanes != 1) name += "x" + std::to_string(dtype.lanes);
+  return name;
+}
+
+// The element type of each roialign::DType, as DLPack spells it.
+bool Matches(nb::dlpack::dtype dtype, roialign::DType want) {
+  if (dtype.lanes != 1 || dtype.bits != (want == roialign::DType::kF32 ? 32 : 16)) return false;
+  const auto code = static_cast<nb::dlpack::dtype_code>(dtype.code);
+  switch (want) {
+    case roialign::DType::kF32:
+    case roialign::DType::kF16:
+      return code == nb::dlpack::dtype_code::Float;
+    case roialign::DType::kBF16:
+      return code == nb::dlpack::dtype_code::Bfloat;
+  }
+  return false;
+}
+
+const char* PythonDTypeName(roialign::DType dtype) {
+  switch (dtype) {
+    case roialign::DType::kF32: return "float32";
+    case roialign::DType::kF16: return "float16";
+    case roialign::DType::kBF16: return "bfloat16";
+  }
+  return "?";
+}
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
+template <typename Array>
+std::vector<int64_t> ShapeOf(const Array& a) {
+  std::vector<int64_t> shape(a.ndim());
+  for (size_t i = 0; i < a.ndim(); ++i) shape[i] = static_cast<int64_t>(a.shape(i));
+  return shape;
+}
+
+template <typename A, typename B>
+bool Overlap(const A& a, const B& b) {
+  if (a.nbytes() == 0 || b.nbytes() == 0) return false;
+  const auto* a0 = static_cast<const unsigned char*>(static_cast<const void*>(a.data()));
+  const auto* b0 = static_cast<const unsigned char*>(static_cast<const void*>(b.data()));
+  return a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// Dense, row-major (strides of dimensions of extent 1 do not matter), on the CPU; the dtype is checked against the
+// kernel's. Input and RoIs may be read-only.
+using InputArray = nb::ndarray<nb::ro, nb::ndim<4>, nb::device::cpu, nb::c_contig>;
+using RoisArray = nb::ndarray<const float, nb::ndim<2>, nb::device::cpu, nb::c_contig>;
+using BatchIndexArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
+using OutputArray = nb::ndarray<nb::ndim<4>, nb::device::cpu, nb::c_contig>;
+
+void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArray& rois,
+         const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads) {
+  const roialign::Params& p = kernel.params();
+  const char* want = PythonDTypeName(p.dtype);
+  if (!Matches(input.dtype(), p.dtype)) {
+    throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " + want).c_str());
+  }
+  if (!Matches(output.dtype(), p.dtype)) {
+    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " + want).c_str());
+  }
+  const bool nhwc = p.layout == roialign::Layout::kNHWC;
+  const std::vector<int64_t> in_shape = ShapeOf(input);
+  const int64_t n = in_shape[0];
+  const int64_t c = nhwc ? in_shape[3] : in_shape[1];
+  const int64_t h = nhwc ? in_shape[1] : in_shape[2];
+  const int64_t w = nhwc ? in_shape[2] : in_shape[3];
+  const int64_t k = static_cast<int64_t>(rois.shape(0));
+  const int64_t columns = batch_indices ? 4 : 5;
+  if (static_cast<int64_t>(rois.shape(1)) != columns) {
+    throw nb::value_error(("rois must be [K, " + std::to_string(columns) + "]" +
+                           (batch_indices ? " with batch_indices" : " without batch_indices") + "; got " +
+                           ShapeString(ShapeOf(rois)))
+                              .c_str());
+  }
+  if (batch_indices && static_cast<int64_t>(batch_indices->shape(0)) != k) {
+    throw nb::value_error(("batch_indices holds " + std::to_string(batch_indices->shape(0)) + " values for " +
+                           std::to_string(k) + " rois")
+                              .c_str());
+  }
+  const std::vector<int64_t> out_shape =
+      nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
+           : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
+  if (ShapeOf(output) != out_shape) {
+    throw nb::value_error(("out has shape " + ShapeString(ShapeOf(output)) + "; expected " +
+                           ShapeString(out_shape) + " (" + (nhwc ? "K, PH, PW, C" : "K, C, PH, PW") + ")")
+                              .c_str());
+  }
+  if (Overlap(output, input) || Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices))) {
+    throw nb::value_error("out overlaps the input, the rois or the batch indices");
+  }
+
+  roialign::Inputs in;
+  in.input = input.data();
+  in.batch = n;
+  in.channels = c;
+  in.height = h;
+  in.width = w;
+  in.rois = rois.data();
+  in.batch_indices = batch_indices ? batch_indices->data() : nullptr;
+  in.num_rois = k;
+  roialign::Status status;
+  {
+    // The arrays hold references to their owners, so the buffers outlive the call.
+    nb::gil_scoped_release release;
+    status = kernel.Run(in, output.data(), num_threads);
+  }
+  Check(status);
+}
+
+roialign::Kernel Select(const std::string& target, int64_t pooled_height, int64_t pooled_width,
+                        float spatial_scale, int32_t sampling_ratio, int coordinate_mode, int pool_mode, int layout,
+                        int dtype) {
+  roialign::Params p;
+  p.pooled_height = pooled_height;
+  p.pooled_width = pooled_width;
+  p.spatial_scale = spatial_scale;
+  p.sampling_ratio = sampling_ratio;
+  // Unknown values are the library's to refuse (INVALID_ARGUMENT, with the list of known values).
+  p.coordinate_mode = static_cast<roialign::CoordinateMode>(coordinate_mode);
+  p.pool_mode = static_cast<roialign::PoolMode>(pool_mode);
+  p.layout = static_cast<roialign::Layout>(layout);
+  p.dtype = static_cast<roialign::DType>(dtype);
+  const roialign::SelectResult selected = roialign::Select(target, p);
+  Check(selected.status());
+  return selected.value();
+}
+
+template <typename Enum>
+std::vector<int> Values(const std::vector<Enum>& values) {
+  std::vector<int> out;
+  for (Enum v : values) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+nb::dict QueryTarget(const std::string& target) {
+  roialign::TargetInfo info;
+  Check(roialign::QueryTarget(target, &info));
+  nb::dict d;
+  d["layouts"] = Values(info.layouts);
+  d["dtypes"] = Values(info.dtypes);
+  d["pool_modes"] = Values(info.pool_modes);
+  d["coordinate_modes"] = Values(info.coordinate_modes);
+  d["preferred_layout"] = static_cast<int>(info.preferred_layout);
+  return d;
+}
+
+}  // namespace
+
+NB_MODULE(_roialign, m) {
+  m.doc() = "roialign's compiled module; use the package roialign (docs/python.md).";
+  m.attr("__version__") = ROIALIGN_VERSION_STRING;
+  nb::register_exception_translator(TranslateStatusError);
+
+  // The enum values of roialign.h under the names the Python API uses.
+  nb::dict layouts, dtypes, pool_modes, coordinate_modes;
+  layouts["NCHW"] = static_cast<int>(ROIALIGN_LAYOUT_NCHW);
+  layouts["NHWC"] = static_cast<int>(ROIALIGN_LAYOUT_NHWC);
+  dtypes["float32"] = static_cast<int>(ROIALIGN_DTYPE_F32);
+  dtypes["float16"] = static_cast<int>(ROIALIGN_DTYPE_F16);
+  dtypes["bfloat16"] = static_cast<int>(ROIALIGN_DTYPE_BF16);
+  pool_modes["avg"] = static_cast<int>(ROIALIGN_POOL_AVG);
+  pool_modes["max"] = static_cast<int>(ROIALIGN_POOL_MAX);
+  pool_modes["max_onnx"] = static_cast<int>(ROIALIGN_POOL_MAX_ONNX);
+  coordinate_modes["legacy"] = static_cast<int>(ROIALIGN_COORD_LEGACY);
+  coordinate_modes["half_pixel"] = static_cast<int>(ROIALIGN_COORD_HALF_PIXEL);
+  coordinate_modes["half_pixel_centered"] = static_cast<int>(ROIALIGN_COORD_HALF_PIXEL_CENTERED);
+  m.attr("LAYOUTS") = layouts;
+  m.attr("DTYPES") = dtypes;
+  m.attr("POOL_MODES") = pool_modes;
+  m.attr("COORDINATE_MODES") = coordinate_modes;
+
+  nb::class_<roialign::Kernel>(m, "Kernel", "A selected implementation (roialign::Kernel): immutable, thread-safe.")
+      .def_prop_ro("name", [](const roialign::Kernel& k) { return k.name(); })
+      .def_prop_ro("pooled_height", [](const roialign::Kernel& k) { return k.params().pooled_height; })
+      .def_prop_ro("pooled_width", [](const roialign::Kernel& k) { return k.params().pooled_width; })
+      .def_prop_ro("spatial_scale", [](const roialign::Kernel& k) { return k.params().spatial_scale; })
+      .def_prop_ro("sampling_ratio", [](const roialign::Kernel& k) { return k.params().sampling_ratio; })
+      .def_prop_ro("coordinate_mode",
+                   [](const roialign::Kernel& k) { return static_cast<int>(k.params().coordinate_mode); })
+      .def_prop_ro("pool_mode", [](const roialign::Kernel& k) { return static_cast<int>(k.params().pool_mode); })
+      .def_prop_ro("layout", [](const roialign::Kernel& k) { return static_cast<int>(k.params().layout); })
+      .def_prop_ro("dtype", [](const roialign::Kernel& k) { return static_cast<int>(k.params().dtype); })
+      .def("run", &Run, nb::arg("input").noconvert(), nb::arg("rois").noconvert(),
+           nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(), nb::arg("num_threads"),
+           "Runs on dense arrays in memory order (input [N,C,H,W] or [N,H,W,C]; out [K,C,PH,PW] or [K,PH,PW,C]); "
+           "rois float32 [K,5], or [K,4] with int64 batch_indices. Releases the GIL while the kernel runs.");
+
+  m.def("select", &Select, nb::arg("target"), nb::arg("pooled_height"), nb::arg("pooled_width"),
+        nb::arg("spatial_scale"), nb::arg("sampling_ratio"), nb::arg("coordinate_mode"), nb::arg("pool_mode"),
+        nb::arg("layout"), nb::arg("dtype"), "roialign::Select; raises on refusal.");
+  m.def("query_target", &QueryTarget, nb::arg("target"), "roialign::QueryTarget, as enum values.");
+  m.def("known_targets", &roialign::KnownTargets, "roialign::KnownTargets.");
+  m.def("implementation_names", &roialign::ImplementationNames, nb::arg("target"),
+        "roialign::ImplementationNames: what the target can run here, best first.");
+}
