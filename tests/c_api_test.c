@@ -74,12 +74,12 @@ int main(void) {
   roialign_kernel_free(ref);
   roialign_kernel_free(NULL);
 
-  /* Refusals at selection. */
+  /* Refusals at selection: the portable fallback serves F32 only. */
   params.dtype = ROIALIGN_DTYPE_F16;
   kernel = (roialign_kernel*)&params; /* must be reset to NULL on failure */
-  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_UNSUPPORTED);
+  CHECK(roialign_select("portable", &params, &kernel) == ROIALIGN_UNSUPPORTED);
   CHECK(kernel == NULL);
-  CHECK(strstr(roialign_last_error(), "supported: F32") != NULL);
+  CHECK(strstr(roialign_last_error(), "dtype F16 (supported: F32)") != NULL);
   params.dtype = ROIALIGN_DTYPE_F32;
   params.pooled_height = 0;
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
@@ -98,7 +98,7 @@ int main(void) {
   CHECK(strcmp(roialign_kernel_name(NULL), "") == 0);
 
   CHECK(roialign_query_target("host", &info) == ROIALIGN_OK);
-  CHECK(info.layouts == 3u && info.dtypes == 1u && info.pool_modes == 7u && info.coordinate_modes == 7u);
+  CHECK(info.layouts == 3u && info.dtypes == 7u && info.pool_modes == 7u && info.coordinate_modes == 7u);
   CHECK(info.preferred_layout == ROIALIGN_LAYOUT_NHWC);
   CHECK(roialign_query_target("no-such-target", &info) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(strstr(roialign_last_error(), "unknown target 'no-such-target'") != NULL);
