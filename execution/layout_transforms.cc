@@ -1,7 +1,9 @@
 #include "execution/layout_transforms.h"
 
 #include <algorithm>
+#include <string>
 
+#include "core/enums.h"
 #include "execution/parallel.h"
 #include "roialign/roialign.hpp"
 
@@ -28,18 +30,24 @@ void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const 
 
 namespace {
 
-Status CheckShape(const float* input, int64_t n, int64_t c, int64_t h, int64_t w, const float* output,
-                  int64_t* elements) {
+// OK with *elements set, or why the transform is refused (before anything is written).
+Status CheckTransform(DType dtype, const void* input, int64_t n, int64_t c, int64_t h, int64_t w, const void* output,
+                      int64_t* elements) {
+  if (!IsKnown(dtype)) {
+    return Status(StatusCode::kInvalidArgument, "layout transform: unknown dtype value " +
+                                                    std::to_string(static_cast<int>(dtype)) + " (" +
+                                                    ValueList<DType>() + ")");
+  }
   if (n < 0 || c < 0 || h < 0 || w < 0) {
     return Status(StatusCode::kInvalidArgument, "layout transform: shape must be non-negative");
   }
   int64_t e = 1;
-  for (int64_t dim : {n, c, h, w, int64_t{4}}) {
+  for (int64_t dim : {n, c, h, w, BytesOf(dtype)}) {
     if (__builtin_mul_overflow(e, dim, &e)) {
       return Status(StatusCode::kInvalidArgument, "layout transform: shape overflows");
     }
   }
-  *elements = e / 4;
+  *elements = e / BytesOf(dtype);
   if (*elements > 0 && (input == nullptr || output == nullptr)) {
     return Status(StatusCode::kInvalidArgument, "layout transform: input or output is null");
   }
@@ -49,29 +57,40 @@ Status CheckShape(const float* input, int64_t n, int64_t c, int64_t h, int64_t w
   return Status::Ok();
 }
 
-TransposeBlockFn BestF32() { return BestTransposeBlock()[static_cast<size_t>(DType::kF32)]; }
+// Each of n matrices rows x cols -> cols x rows, with the best block transposer this CPU runs for the dtype.
+Status Transpose(DType dtype, const void* input, int64_t n, int64_t rows, int64_t cols, int64_t c, int64_t h,
+                 int64_t w, void* output, int32_t num_threads) {
+  int64_t elements = 0;
+  Status s = CheckTransform(dtype, input, n, c, h, w, output, &elements);
+  if (!s.ok() || elements == 0) return s;
+  TransposeMatrices(BestTransposeBlock()[static_cast<size_t>(dtype)], BytesOf(dtype), input, cols, n, rows, cols,
+                    output, rows, num_threads);
+  return Status::Ok();
+}
 
 }  // namespace
 }  // namespace internal
 
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   int32_t num_threads) {
-  int64_t elements = 0;
-  Status s = internal::CheckShape(input, batch, channels, height, width, output, &elements);
-  if (!s.ok() || elements == 0) return s;
-  internal::TransposeMatrices(internal::BestF32(), sizeof(float), input, height * width, batch, channels,
-                              height * width, output, channels, num_threads);
-  return Status::Ok();
+  return NchwToNhwc(DType::kF32, input, batch, channels, height, width, output, num_threads);
 }
 
 Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   int32_t num_threads) {
-  int64_t elements = 0;
-  Status s = internal::CheckShape(input, batch, channels, height, width, output, &elements);
-  if (!s.ok() || elements == 0) return s;
-  internal::TransposeMatrices(internal::BestF32(), sizeof(float), input, channels, batch, height * width, channels,
-                              output, height * width, num_threads);
-  return Status::Ok();
+  return NhwcToNchw(DType::kF32, input, batch, channels, height, width, output, num_threads);
+}
+
+Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  void* output, int32_t num_threads) {
+  return internal::Transpose(dtype, input, batch, channels, height * width, channels, height, width, output,
+                             num_threads);
+}
+
+Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  void* output, int32_t num_threads) {
+  return internal::Transpose(dtype, input, batch, height * width, channels, channels, height, width, output,
+                             num_threads);
 }
 
 }  // namespace roialign

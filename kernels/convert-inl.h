@@ -89,6 +89,7 @@ HWY_INLINE hn::Vec<D> LoadWide(D d, const hwy::bfloat16_t* p) {
 template <class D>
 HWY_INLINE hn::Vec<Bits16<D>> NarrowBits(D d, hn::Vec<D> v, const hwy::float16_t* /*type*/) {
 #if ROIALIGN_F16_IN_HARDWARE
+  (void)d;
   return hn::BitCast(Bits16<D>(), hn::DemoteTo(hn::Rebind<hwy::float16_t, D>(), v));
 #else
   const hn::RebindToSigned<D> di;

@@ -89,8 +89,9 @@ struct Problem {
 };
 
 // Transposes an NCHW tensor to NHWC.
-inline std::vector<float> ToNhwc(const std::vector<float>& nchw, int64_t n, int64_t c, int64_t h, int64_t w) {
-  std::vector<float> out(nchw.size());
+template <typename T>
+std::vector<T> ToNhwc(const std::vector<T>& nchw, int64_t n, int64_t c, int64_t h, int64_t w) {
+  std::vector<T> out(nchw.size());
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t y = 0; y < h; ++y)

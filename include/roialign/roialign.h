@@ -124,6 +124,13 @@ ROIALIGN_API roialign_status roialign_nchw_to_nhwc_f32(const float* input, int64
 ROIALIGN_API roialign_status roialign_nhwc_to_nchw_f32(const float* input, int64_t batch, int64_t channels,
                                                        int64_t height, int64_t width, float* output,
                                                        int32_t num_threads);
+/* The same for tensors of any dtype (F16 and BF16 elements are moved as they are, bit for bit). */
+ROIALIGN_API roialign_status roialign_nchw_to_nhwc(roialign_dtype dtype, const void* input, int64_t batch,
+                                                   int64_t channels, int64_t height, int64_t width, void* output,
+                                                   int32_t num_threads);
+ROIALIGN_API roialign_status roialign_nhwc_to_nchw(roialign_dtype dtype, const void* input, int64_t batch,
+                                                   int64_t channels, int64_t height, int64_t width, void* output,
+                                                   int32_t num_threads);
 
 #ifdef __cplusplus
 }

@@ -151,6 +151,11 @@ Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t h
                   float* output, int32_t num_threads = 0);
 Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                   float* output, int32_t num_threads = 0);
+// The same for tensors of any dtype (F16 and BF16 elements are moved as they are, bit for bit).
+Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  void* output, int32_t num_threads = 0);
+Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  void* output, int32_t num_threads = 0);
 
 }  // namespace roialign
 
