@@ -203,4 +203,36 @@ roialign_status roialign_nhwc_to_nchw_f32_with_threadpool(const float* input, in
   });
 }
 
+roialign_status roialign_nchw_to_nhwc(roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
+                                      int64_t height, int64_t width, void* output, int32_t num_threads) {
+  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
+  return Guard([&] { return roialign::NchwToNhwc(d, input, batch, channels, height, width, output, num_threads); });
+}
+
+roialign_status roialign_nhwc_to_nchw(roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
+                                      int64_t height, int64_t width, void* output, int32_t num_threads) {
+  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
+  return Guard([&] { return roialign::NhwcToNchw(d, input, batch, channels, height, width, output, num_threads); });
+}
+
+roialign_status roialign_nchw_to_nhwc_with_threadpool(roialign_dtype dtype, const void* input, int64_t batch,
+                                                      int64_t channels, int64_t height, int64_t width, void* output,
+                                                      const roialign_threadpool* pool) {
+  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
+  return Guard([&] {
+    return pool == nullptr ? Null("pool")
+                           : roialign::NchwToNhwc(d, input, batch, channels, height, width, output, *pool);
+  });
+}
+
+roialign_status roialign_nhwc_to_nchw_with_threadpool(roialign_dtype dtype, const void* input, int64_t batch,
+                                                      int64_t channels, int64_t height, int64_t width, void* output,
+                                                      const roialign_threadpool* pool) {
+  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
+  return Guard([&] {
+    return pool == nullptr ? Null("pool")
+                           : roialign::NhwcToNchw(d, input, batch, channels, height, width, output, *pool);
+  });
+}
+
 }  // extern "C"

@@ -1,8 +1,8 @@
 // The layout report (the project's main job): is NCHW or NHWC roi_align faster on this CPU, and what does a
 // layout transform around the kernel cost? Times, per workload, ISA and thread count:
 //   NCHW kernel | NHWC kernel | NHWC data -> NCHW -> NCHW kernel -> NHWC | NCHW data -> NHWC -> NHWC kernel -> NCHW
-// and prints a table with fraction_of_limit (docs/performance-model.md), writes JSON, and optionally dumps the workloads
-// for bench/peers.py. Run with --help.
+// per dtype (f32 by default, f16 and bf16 on request), and prints a table with fraction_of_limit
+// (docs/performance-model.md), writes JSON, and optionally dumps the workloads for bench/peers.py. Run with --help.
 #include <omp.h>
 
 #include <algorithm>
@@ -39,6 +39,8 @@ Usage: layout_report [options]
                          pool{AVG,MAX,MAX_ONNX} scale; unspecified keys keep the default workload's values)
   --isas=a,b          ISAs to time (default: every one this CPU runs), e.g. avx2,sse4,emu128
   --threads=a,b       thread counts (default: 1 and all cores)
+  --dtypes=a,b        feature-map and output dtypes (default: f32): f32, f16, bf16 (16-bit maps are the f32
+                        map rounded to nearest even; an ISA that does not serve a dtype is skipped)
   --repeats=N         timed runs per measurement; the median is reported (default 5)
   --json=FILE         write the results as JSON (schema in docs/layouts.md)
   --dump-dir=DIR      write each workload's map, RoIs and our NCHW result there, for bench/peers.py
@@ -118,7 +120,7 @@ void WriteFile(const std::string& path, const void* data, size_t bytes) {
 }
 
 struct Row {
-  std::string workload, isa, path;
+  std::string workload, isa, dtype, path;
   int threads;
   double ms, fraction, gfma, load_gb;
 };
@@ -127,6 +129,7 @@ struct Row {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> workload_names, isas;
+  std::vector<DType> dtypes = {DType::kF32};
   std::vector<int> threads = {1, omp_get_num_procs()};
   int repeats = 5;
   std::string json_path, dump_dir, custom;
@@ -154,6 +157,18 @@ int Main(int argc, char** argv) {
       dump_dir = v6;
     } else if (const char* v7 = value("--custom")) {
       custom = v7;
+    } else if (const char* v8 = value("--dtypes")) {
+      dtypes.clear();
+      for (std::string d : Split(v8, ',')) {
+        std::transform(d.begin(), d.end(), d.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+        DType dtype;
+        if (!internal::ParseEnum(d, &dtype)) {
+          std::fprintf(stderr, "unknown dtype '%s' (see --help)\n", d.c_str());
+          return 2;
+        }
+        dtypes.push_back(dtype);
+      }
     } else {
       std::fprintf(stderr, "unknown option '%s' (see --help)\n", a.c_str());
       return 2;
@@ -206,8 +221,8 @@ int Main(int argc, char** argv) {
   }
 
   std::vector<Row> rows;
-  std::printf("%-9s %-7s %3s | %16s | %16s | %20s | %20s | %s\n", "workload", "isa", "thr", "NCHW ms (lim%)",
-              "NHWC ms (lim%)", "NHWC->NCHW->NHWC ms", "NCHW->NHWC->NCHW ms", "winner");
+  std::printf("%-9s %-7s %-5s %3s | %16s | %16s | %20s | %20s | %s\n", "workload", "isa", "dtype", "thr",
+              "NCHW ms (lim%)", "NHWC ms (lim%)", "NHWC->NCHW->NHWC ms", "NCHW->NHWC->NCHW ms", "winner");
   for (const WorkloadSpec& spec : specs) {
     std::fprintf(stderr, "building workload %s...\n", spec.name.c_str());
     const Workload w = MakeWorkload(spec);
@@ -231,49 +246,56 @@ int Main(int argc, char** argv) {
     }
     const int64_t C = spec.channels, H = spec.height, W = spec.width, K = spec.num_rois, P = spec.pooled;
     for (const internal::IsaTarget* t : targets) {
-      const SelectResult nchw = Select(t->target, w.ParamsFor(Layout::kNCHW));
-      const SelectResult nhwc = Select(t->target, w.ParamsFor(Layout::kNHWC));
-      for (size_t ti = 0; ti < threads.size(); ++ti) {
-        const int nt = threads[ti];
-        std::fprintf(stderr, "  %s %s %d thread(s)...\n", spec.name.c_str(), t->isa, nt);
-        const Inputs in_nchw = w.InputsFor(Layout::kNCHW), in_nhwc = w.InputsFor(Layout::kNHWC);
-        Inputs in_nchw_t = in_nchw, in_nhwc_t = in_nhwc;
-        in_nchw_t.input = map_t.data();
-        in_nhwc_t.input = map_t.data();
-        const double s_nchw = TimeMedian(repeats, [&] { return nchw->Run(in_nchw, out.data(), nt); });
-        const double s_nhwc = TimeMedian(repeats, [&] { return nhwc->Run(in_nhwc, out.data(), nt); });
-        const double s_via_nchw = TimeMedian(repeats, [&] {
-          Status s = NhwcToNchw(w.nhwc.data(), 1, C, H, W, map_t.data(), nt);
-          if (s.ok()) s = nchw->Run(in_nchw_t, out_t.data(), nt);
-          if (s.ok()) s = NchwToNhwc(out_t.data(), K, C, P, P, out.data(), nt);
-          return s;
-        });
-        const double s_via_nhwc = TimeMedian(repeats, [&] {
-          Status s = NchwToNhwc(w.nchw.data(), 1, C, H, W, map_t.data(), nt);
-          if (s.ok()) s = nhwc->Run(in_nhwc_t, out_t.data(), nt);
-          if (s.ok()) s = NhwcToNchw(out_t.data(), K, C, P, P, out.data(), nt);
-          return s;
-        });
-        const double lim = LimitSeconds(w, peaks[ti]);
-        const struct {
-          const char* path;
-          double s;
-        } results[] = {{"NCHW", s_nchw},
-                       {"NHWC", s_nhwc},
-                       {"NHWC->NCHW kernel->NHWC", s_via_nchw},
-                       {"NCHW->NHWC kernel->NCHW", s_via_nhwc}};
-        for (const auto& r : results) {
-          rows.push_back(
-              {spec.name, t->isa, r.path, nt, r.s * 1e3, lim / r.s, w.fmas / r.s / 1e9, w.loaded_bytes / r.s / 1e9});
+      for (DType dtype : dtypes) {
+        const SelectResult nchw = Select(t->target, w.ParamsFor(Layout::kNCHW, dtype));
+        const SelectResult nhwc = Select(t->target, w.ParamsFor(Layout::kNHWC, dtype));
+        if (!nchw.ok() || !nhwc.ok()) {
+          std::fprintf(stderr, "  %s %s %s: skipped (%s)\n", spec.name.c_str(), t->isa, ToString(dtype),
+                       (nchw.ok() ? nhwc : nchw).status().message().c_str());
+          continue;
         }
-        const bool nhwc_wins = s_nhwc < s_nchw;
-        char winner[96];
-        std::snprintf(winner, sizeof(winner), "%s %.2fx faster", nhwc_wins ? "NHWC" : "NCHW",
-                      nhwc_wins ? s_nchw / s_nhwc : s_nhwc / s_nchw);
-        std::printf("%-9s %-7s %3d | %8.2f (%4.1f%%) | %8.2f (%4.1f%%) | %20.2f | %20.2f | %s\n", spec.name.c_str(),
-                    t->isa, nt, s_nchw * 1e3, 100 * lim / s_nchw, s_nhwc * 1e3, 100 * lim / s_nhwc,
-                    s_via_nchw * 1e3, s_via_nhwc * 1e3, winner);
-        std::fflush(stdout);
+        for (size_t ti = 0; ti < threads.size(); ++ti) {
+          const int nt = threads[ti];
+          std::fprintf(stderr, "  %s %s %s %d thread(s)...\n", spec.name.c_str(), t->isa, ToString(dtype), nt);
+          const Inputs in_nchw = w.InputsFor(Layout::kNCHW, dtype), in_nhwc = w.InputsFor(Layout::kNHWC, dtype);
+          Inputs in_nchw_t = in_nchw, in_nhwc_t = in_nhwc;
+          in_nchw_t.input = map_t.data();
+          in_nhwc_t.input = map_t.data();
+          const double s_nchw = TimeMedian(repeats, [&] { return nchw->Run(in_nchw, out.data(), nt); });
+          const double s_nhwc = TimeMedian(repeats, [&] { return nhwc->Run(in_nhwc, out.data(), nt); });
+          const double s_via_nchw = TimeMedian(repeats, [&] {
+            Status s = NhwcToNchw(dtype, in_nhwc.input, 1, C, H, W, map_t.data(), nt);
+            if (s.ok()) s = nchw->Run(in_nchw_t, out_t.data(), nt);
+            if (s.ok()) s = NchwToNhwc(dtype, out_t.data(), K, C, P, P, out.data(), nt);
+            return s;
+          });
+          const double s_via_nhwc = TimeMedian(repeats, [&] {
+            Status s = NchwToNhwc(dtype, in_nchw.input, 1, C, H, W, map_t.data(), nt);
+            if (s.ok()) s = nhwc->Run(in_nhwc_t, out_t.data(), nt);
+            if (s.ok()) s = NhwcToNchw(dtype, out_t.data(), K, C, P, P, out.data(), nt);
+            return s;
+          });
+          const double lim = LimitSeconds(w, peaks[ti], dtype);
+          const struct {
+            const char* path;
+            double s;
+          } results[] = {{"NCHW", s_nchw},
+                         {"NHWC", s_nhwc},
+                         {"NHWC->NCHW kernel->NHWC", s_via_nchw},
+                         {"NCHW->NHWC kernel->NCHW", s_via_nhwc}};
+          for (const auto& r : results) {
+            rows.push_back({spec.name, t->isa, ToString(dtype), r.path, nt, r.s * 1e3, lim / r.s, w.fmas / r.s / 1e9,
+                            Bytes(w.loaded_bytes, dtype) / r.s / 1e9});
+          }
+          const bool nhwc_wins = s_nhwc < s_nchw;
+          char winner[96];
+          std::snprintf(winner, sizeof(winner), "%s %.2fx faster", nhwc_wins ? "NHWC" : "NCHW",
+                        nhwc_wins ? s_nchw / s_nhwc : s_nhwc / s_nchw);
+          std::printf("%-9s %-7s %-5s %3d | %8.2f (%4.1f%%) | %8.2f (%4.1f%%) | %20.2f | %20.2f | %s\n",
+                      spec.name.c_str(), t->isa, ToString(dtype), nt, s_nchw * 1e3, 100 * lim / s_nchw, s_nhwc * 1e3,
+                      100 * lim / s_nhwc, s_via_nchw * 1e3, s_via_nhwc * 1e3, winner);
+          std::fflush(stdout);
+        }
       }
     }
   }
@@ -290,7 +312,8 @@ int Main(int argc, char** argv) {
     j << "]},\n  \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      j << "    {\"workload\": \"" << r.workload << "\", \"isa\": \"" << r.isa << "\", \"threads\": " << r.threads
+      j << "    {\"workload\": \"" << r.workload << "\", \"isa\": \"" << r.isa << "\", \"dtype\": \"" << r.dtype
+        << "\", \"threads\": " << r.threads
         << ", \"path\": \"" << r.path << "\", \"ms\": " << r.ms << ", \"fraction_of_limit\": " << r.fraction
         << ", \"gfma_per_s\": " << r.gfma << ", \"load_gb_per_s\": " << r.load_gb << "}"
         << (i + 1 < rows.size() ? "," : "") << "\n";

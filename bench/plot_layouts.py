@@ -6,11 +6,12 @@ Usage:
 
 --report is the layout report's JSON:
     {"machine": {"cpu", "threads", "peak_gfma_per_s", "write_gb_per_s", "read_gb_per_s"},
-     "results": [{"workload", "isa", "threads", "path", "ms", "fraction_of_limit", "gfma_per_s"}]}
+     "results": [{"workload", "isa", "dtype" (optional, default F32), "threads", "path", "ms", "fraction_of_limit",
+                  "gfma_per_s"}]}
 --peers is bench/peers.py's JSON: {"peers": [{"peer", "variant", "version", "workload", "threads", "ms", "status"}]}
 
 One panel per workload. Bars are milliseconds per call (log scale when the values span more than 20x), grouped by
-(isa, threads), one bar per path; each of our bars is labelled with fraction_of_limit (roofline time / measured
+(isa, dtype, threads), one bar per path; each of our bars is labelled with fraction_of_limit (roofline time / measured
 time) as a percentage. Peers whose status is "ok" follow each thread count as a group of their own, in a distinct
 (grey/hatched) palette; peers that were skipped or mismatched are listed under the panel, without bars.
 Uses matplotlib's Agg backend (Debian's python3-matplotlib), no display needed.
@@ -57,6 +58,10 @@ def validate_report(report, path):
                                          if r.get("fraction_of_limit") is not None else None)}
         except (KeyError, TypeError, ValueError) as e:
             raise SystemExit("%s: results[%d] is malformed (%s: %s)" % (path, i, type(e).__name__, e))
+        # 16-bit dtypes are groups of their own beside f32 (reports before the dtype dimension are all f32).
+        dtype = str(r.get("dtype") or "F32")
+        if dtype != "F32":
+            row["isa"] = "%s %s" % (row["isa"], dtype)
         if not (row["ms"] > 0 and math.isfinite(row["ms"])):
             sys.stderr.write("%s: results[%d] has ms=%r, not drawn\n" % (path, i, r["ms"]))
             continue

@@ -4,7 +4,8 @@
   bench/report_tables.py [OUT_DIR]        (default: out; reads layout_report.json and, if present, peers.json)
 
 Prints: the peaks, the layout table (every ISA), the AVX2 detail table (avx2: ms, GFMA/s, load GB/s,
-fraction_of_limit, torchvision's time over ours), thread scaling, and the peers against our faster kernel.
+fraction_of_limit, torchvision's time over ours), thread scaling, all of them f32; the 16-bit dtypes against f32
+when the run had them (--dtypes); and the peers against our faster kernel.
 Every ratio in it comes from the one run.
 """
 import json
@@ -27,7 +28,8 @@ def main(argv):
     peers_file = os.path.join(out, "peers.json")
     peers = json.load(open(peers_file))["peers"] if os.path.exists(peers_file) else []
     ok = [p for p in peers if p["status"] == "ok"]
-    results = report["results"]
+    everything = report["results"]
+    results = [r for r in everything if r.get("dtype", "F32") == "F32"]  # the tables below are f32
     by = {(r["workload"], r["isa"], r["threads"], r["path"]): r for r in results}
 
     print("Peaks measured at the start of the run:")
@@ -75,6 +77,22 @@ def main(argv):
             m = ms.get((w, path), {})
             cells.append(f"{m[1] / m[2]:.2f}x" if 1 in m and 2 in m else "")
         print(f"| {w} | {cells[0]} | {cells[1]} |")
+
+    dtypes = sorted({r.get("dtype", "F32") for r in everything} - {"F32"})
+    if dtypes:
+        kernels = {(r["workload"], r["isa"], r.get("dtype", "F32"), r["threads"], r["path"]): r["ms"]
+                   for r in everything if r["path"] in ("NCHW", "NHWC")}
+        print("\n| workload | ISA | threads | dtype | NCHW ms | NHWC ms | NCHW: f32 ms / this | NHWC: f32 ms / this "
+              "| faster kernel |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for (w, isa, dtype, t, path), ms in sorted(kernels.items(), key=lambda kv: (rank(kv[0][0]), kv[0][1:])):
+            if path != "NCHW" or dtype not in dtypes or (w, isa, dtype, t, "NHWC") not in kernels:
+                continue
+            a, b = ms, kernels[(w, isa, dtype, t, "NHWC")]
+            fa, fb = kernels.get((w, isa, "F32", t, "NCHW")), kernels.get((w, isa, "F32", t, "NHWC"))
+            faster = f"NHWC {a / b:.2f}x" if b <= a else f"NCHW {b / a:.2f}x"
+            print(f"| {w} | {isa} | {t} | {dtype} | {a:.1f} | {b:.1f} | {fa / a if fa else float('nan'):.2f}x | "
+                  f"{fb / b if fb else float('nan'):.2f}x | {faster} |")
 
     if ok:
         print("\n| workload | peer | input | threads | ms | our faster avx2 kernel, same threads, ms | peer / ours |")

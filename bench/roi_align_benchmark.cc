@@ -1,14 +1,23 @@
-// Google Benchmark of every registered built-in implementation (the registry's list) on the embedded workloads,
-// at 1 and all threads (OpenMP, and an engine-style worker pool of as many threads), with the roofline counters of docs/performance-model.md (peaks measured at start-up, same run).
-// Filter with --benchmark_filter, e.g. 'default/.*avx2'.
+// Google Benchmark of every registered built-in implementation (the registry's list) on the embedded workloads, for
+// each dtype it serves, at 1 and all threads (OpenMP, and at all threads also an engine-style worker pool of as many
+// threads: <workload>/<implementation>/<dtype>/pool:<n>), with the roofline counters of docs/performance-model.md (peaks
+// measured at start-up, same run). Names are <workload>/<implementation>/<dtype>/threads:<n>; filter with
+// --benchmark_filter, e.g. 'default/.*avx2/f16', and choose dtypes with --dtypes=f32,f16,bf16 (default: all).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "bench/workloads.h"
+#include "core/enums.h"
 #include "examples/worker_pool.h"
 #include "strategy/registry.h"
 #include "strategy/targets.h"
@@ -35,16 +44,16 @@ const Peaks& CachedPeaks(int threads) {
 // (examples/worker_pool.c), to compare the two.
 enum class Threads { kOpenMp, kPool };
 
-void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout, int threads,
-                 Threads where) {
+void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout, DType dtype,
+                 int threads, Threads where) {
   const Workload& w = CachedWorkload(spec);
-  SelectResult kernel = Select(target, w.ParamsFor(layout));
+  SelectResult kernel = Select(target, w.ParamsFor(layout, dtype));
   if (!kernel.ok()) {
     state.SkipWithError(kernel.status().message().c_str());
     return;
   }
-  AlignedBuffer out(w.OutputSize());
-  const Inputs in = w.InputsFor(layout);
+  AlignedBuffer out(w.OutputSize());  // f32-sized: room for any dtype
+  const Inputs in = w.InputsFor(layout, dtype);
   std::unique_ptr<worker_pool, void (*)(worker_pool*)> workers(
       where == Threads::kPool ? worker_pool_create(threads) : nullptr, &worker_pool_destroy);
   if (where == Threads::kPool && workers == nullptr) {
@@ -68,41 +77,78 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
     return;
   }
   const Peaks& peaks = CachedPeaks(threads);
-  const double limit = LimitSeconds(w, peaks);
+  const double limit = LimitSeconds(w, peaks, dtype);
   state.counters["GFMA/s"] = benchmark::Counter(w.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["GB/s"] = benchmark::Counter((w.output_bytes + w.distinct_input_bytes) * 1e-9,
+  state.counters["GB/s"] = benchmark::Counter(Bytes(w.output_bytes + w.distinct_input_bytes, dtype) * 1e-9,
                                               benchmark::Counter::kIsIterationInvariantRate);
   // Bytes the bin loops load (merged taps for AVG) over time: how far the loads are from cache bandwidth.
-  state.counters["load_GB/s"] = benchmark::Counter(w.loaded_bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["load_GB/s"] =
+      benchmark::Counter(Bytes(w.loaded_bytes, dtype) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   // fraction_of_limit = T_lim / T_measured, as a rate: T_lim per iteration over the measured time.
   state.counters["fraction_of_limit"] = benchmark::Counter(limit, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(kernel->name());
 }
 
-void RegisterAll() {
+// "f16" for DType::kF16.
+std::string Lower(DType dtype) {
+  std::string s = ToString(dtype);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+void RegisterAll(const std::vector<DType>& dtypes) {
   const int all = omp_get_num_procs();
   for (const WorkloadSpec& spec : StandardWorkloads()) {
     for (const auto& impl : internal::AllImplementations()) {
       if (!impl->is_builtin() || !internal::CpuSupports(impl->hwy_target)) continue;
       const Layout layout = internal::ValuesIn<Layout>(impl->layouts).front();
-      for (int threads : {1, all}) {
-        if (threads == all && all == 1) continue;
-        const std::string name = spec.name + "/" + impl->name + "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(), BM_RoiAlign, spec, impl->target, layout, threads,
-                                     Threads::kOpenMp)
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond)
-            ->MinTime(0.2);
-        if (threads == 1) continue;
-        const std::string pool_name = spec.name + "/" + impl->name + "/pool:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(pool_name.c_str(), BM_RoiAlign, spec, impl->target, layout, threads,
-                                     Threads::kPool)
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond)
-            ->MinTime(0.2);
+      for (DType dtype : dtypes) {
+        if (!(impl->dtypes & internal::Bit(dtype))) continue;  // refused at selection (the portable fallback)
+        for (int threads : {1, all}) {
+          if (threads == all && all == 1) continue;
+          const std::string prefix = spec.name + "/" + impl->name + "/" + Lower(dtype);
+          const std::string name = prefix + "/threads:" + std::to_string(threads);
+          benchmark::RegisterBenchmark(name.c_str(), BM_RoiAlign, spec, impl->target, layout, dtype, threads,
+                                       Threads::kOpenMp)
+              ->UseRealTime()
+              ->Unit(benchmark::kMillisecond)
+              ->MinTime(0.2);
+          if (threads == 1) continue;
+          const std::string pool_name = prefix + "/pool:" + std::to_string(threads);
+          benchmark::RegisterBenchmark(pool_name.c_str(), BM_RoiAlign, spec, impl->target, layout, dtype, threads,
+                                       Threads::kPool)
+              ->UseRealTime()
+              ->Unit(benchmark::kMillisecond)
+              ->MinTime(0.2);
+        }
       }
     }
   }
+}
+
+// Takes --dtypes=a,b out of argv (Google Benchmark would refuse it); false on an unknown dtype.
+bool ParseDtypes(int* argc, char** argv, std::vector<DType>* dtypes) {
+  *dtypes = internal::AllValues<DType>();
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const char* kFlag = "--dtypes=";
+    if (std::strncmp(argv[i], kFlag, std::strlen(kFlag)) != 0) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    dtypes->clear();
+    std::stringstream list(argv[i] + std::strlen(kFlag));
+    std::string item;
+    while (std::getline(list, item, ',')) {
+      std::transform(item.begin(), item.end(), item.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      DType dtype;
+      if (!internal::ParseEnum(item, &dtype)) return false;
+      dtypes->push_back(dtype);
+    }
+  }
+  *argc = kept;
+  return true;
 }
 
 }  // namespace
@@ -110,8 +156,13 @@ void RegisterAll() {
 }  // namespace roialign
 
 int main(int argc, char** argv) {
+  std::vector<roialign::DType> dtypes;
+  if (!roialign::bench::ParseDtypes(&argc, argv, &dtypes)) {
+    std::fprintf(stderr, "--dtypes: expected a list of f32, f16, bf16\n");
+    return 2;
+  }
   benchmark::Initialize(&argc, argv);
-  roialign::bench::RegisterAll();
+  roialign::bench::RegisterAll(dtypes);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/enums.h"
+#include "kernels/half_float.h"
 #include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
 
@@ -65,7 +67,7 @@ const WorkloadSpec* FindWorkload(const std::string& name) {
   return nullptr;
 }
 
-Params Workload::ParamsFor(Layout layout) const {
+Params Workload::ParamsFor(Layout layout, DType dtype) const {
   Params p;
   p.pooled_height = p.pooled_width = spec.pooled;
   p.spatial_scale = spec.spatial_scale;
@@ -73,12 +75,26 @@ Params Workload::ParamsFor(Layout layout) const {
   p.coordinate_mode = spec.coordinate_mode;
   p.pool_mode = spec.pool_mode;
   p.layout = layout;
+  p.dtype = dtype;
   return p;
 }
 
-Inputs Workload::InputsFor(Layout layout) const {
+const void* Workload::Map(Layout layout, DType dtype) const {
+  const bool nhwc_map = layout == Layout::kNHWC;
+  switch (dtype) {
+    case DType::kF32:
+      return nhwc_map ? nhwc.data() : nchw.data();
+    case DType::kF16:
+      return nhwc_map ? nhwc_f16.data() : nchw_f16.data();
+    case DType::kBF16:
+      return nhwc_map ? nhwc_bf16.data() : nchw_bf16.data();
+  }
+  return nullptr;
+}
+
+Inputs Workload::InputsFor(Layout layout, DType dtype) const {
   Inputs in;
-  in.input = layout == Layout::kNHWC ? nhwc.data() : nchw.data();
+  in.input = Map(layout, dtype);
   in.batch = 1;
   in.channels = spec.channels;
   in.height = spec.height;
@@ -97,6 +113,14 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
   for (float& v : w.nchw) v = rng.Uniform() * 2.0f - 1.0f;
   w.nhwc.resize(w.nchw.size());
   NchwToNhwc(w.nchw.data(), 1, C, H, W, w.nhwc.data());
+  for (const std::vector<float>* map : {&w.nchw, &w.nhwc}) {
+    std::vector<uint16_t>& f16 = map == &w.nchw ? w.nchw_f16 : w.nhwc_f16;
+    std::vector<uint16_t>& bf16 = map == &w.nchw ? w.nchw_bf16 : w.nhwc_bf16;
+    for (float v : *map) {
+      f16.push_back(internal::F16BitsFromF32(v));
+      bf16.push_back(internal::BF16BitsFromF32(v));
+    }
+  }
   const float lo = std::log(spec.min_roi), hi = std::log(spec.max_roi);
   for (int64_t k = 0; k < spec.num_rois; ++k) {
     const float bw = std::min(std::exp(lo + (hi - lo) * rng.Uniform()), spec.image_width);
@@ -142,9 +166,14 @@ AlignedBuffer::AlignedBuffer(size_t n) : ptr(nullptr, &std::free), count(n) {
   std::fill(data(), data() + n, 0.0f);  // fault the pages in before timing
 }
 
-double LimitSeconds(const Workload& w, const Peaks& peaks) {
+double Bytes(double f32_bytes, DType dtype) {
+  return f32_bytes * static_cast<double>(internal::BytesOf(dtype)) / 4.0;
+}
+
+double LimitSeconds(const Workload& w, const Peaks& peaks, DType dtype) {
   const double compute = w.fmas / (peaks.gfma_per_s * 1e9);
-  const double memory = w.output_bytes / (peaks.write_gb_per_s * 1e9) + w.distinct_input_bytes / (peaks.read_gb_per_s * 1e9);
+  const double memory = Bytes(w.output_bytes, dtype) / (peaks.write_gb_per_s * 1e9) +
+                        Bytes(w.distinct_input_bytes, dtype) / (peaks.read_gb_per_s * 1e9);
   return std::max(compute, memory);
 }
 

@@ -30,22 +30,29 @@ const std::vector<WorkloadSpec>& StandardWorkloads();
 // Null if unknown.
 const WorkloadSpec* FindWorkload(const std::string& name);
 
-// A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), [K,5] RoIs, deterministic.
+// A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), each also stored as f16 and bf16 (rounded
+// to nearest even), [K,5] RoIs, deterministic.
 struct Workload {
   WorkloadSpec spec;
   std::vector<float> nchw, nhwc, rois;
+  std::vector<uint16_t> nchw_f16, nhwc_f16, nchw_bf16, nhwc_bf16;
   double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
+  // Bytes below are for f32 elements; Bytes() gives them for another dtype.
   double output_bytes = 0;
   double distinct_input_bytes = 0;  // pixels any tap touches, times C * 4
   // What the kernels' bin loops load, times C * 4: AVG one load per distinct pixel of each bin (merged taps),
   // MAX modes 4 per valid sample. Over the measured time it is the load bandwidth the kernel sustains.
   double loaded_bytes = 0;
-  Params ParamsFor(Layout layout) const;
-  Inputs InputsFor(Layout layout) const;
+  Params ParamsFor(Layout layout, DType dtype = DType::kF32) const;
+  Inputs InputsFor(Layout layout, DType dtype = DType::kF32) const;
+  // The map in `layout` and `dtype`.
+  const void* Map(Layout layout, DType dtype) const;
   size_t OutputSize() const { return static_cast<size_t>(spec.num_rois * spec.channels * spec.pooled * spec.pooled); }
 };
 Workload MakeWorkload(const WorkloadSpec& spec);
 
+// f32 byte counts scaled to `dtype`'s element size.
+double Bytes(double f32_bytes, DType dtype);
 // A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment).
 struct AlignedBuffer {
   explicit AlignedBuffer(size_t n);
@@ -61,8 +68,9 @@ struct Peaks {
 };
 Peaks MeasurePeaks(int threads);
 
-// docs/performance-model.md: T_lim = max(FMAs / peak, output bytes / write bw + distinct input bytes / read bw), seconds.
-double LimitSeconds(const Workload& w, const Peaks& peaks);
+// docs/performance-model.md: T_lim = max(FMAs / peak, output bytes / write bw + distinct input bytes / read bw), seconds,
+// with the bytes of `dtype`.
+double LimitSeconds(const Workload& w, const Peaks& peaks, DType dtype = DType::kF32);
 
 }  // namespace bench
 }  // namespace roialign

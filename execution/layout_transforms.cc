@@ -1,7 +1,9 @@
 #include "execution/layout_transforms.h"
 
 #include <algorithm>
+#include <string>
 
+#include "core/enums.h"
 #include "execution/parallel.h"
 #include "roialign/roialign.hpp"
 
@@ -30,18 +32,24 @@ void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const 
 
 namespace {
 
-Status CheckShape(const float* input, int64_t n, int64_t c, int64_t h, int64_t w, const float* output,
-                  int64_t* elements) {
+// OK with *elements set, or why the transform is refused (before anything is written).
+Status CheckTransform(DType dtype, const void* input, int64_t n, int64_t c, int64_t h, int64_t w, const void* output,
+                      int64_t* elements) {
+  if (!IsKnown(dtype)) {
+    return Status(StatusCode::kInvalidArgument, "layout transform: unknown dtype value " +
+                                                    std::to_string(static_cast<int>(dtype)) + " (" +
+                                                    ValueList<DType>() + ")");
+  }
   if (n < 0 || c < 0 || h < 0 || w < 0) {
     return Status(StatusCode::kInvalidArgument, "layout transform: shape must be non-negative");
   }
   int64_t e = 1;
-  for (int64_t dim : {n, c, h, w, int64_t{4}}) {
+  for (int64_t dim : {n, c, h, w, BytesOf(dtype)}) {
     if (__builtin_mul_overflow(e, dim, &e)) {
       return Status(StatusCode::kInvalidArgument, "layout transform: shape overflows");
     }
   }
-  *elements = e / 4;
+  *elements = e / BytesOf(dtype);
   if (*elements > 0 && (input == nullptr || output == nullptr)) {
     return Status(StatusCode::kInvalidArgument, "layout transform: input or output is null");
   }
@@ -51,18 +59,16 @@ Status CheckShape(const float* input, int64_t n, int64_t c, int64_t h, int64_t w
   return Status::Ok();
 }
 
-TransposeBlockFn BestF32() { return BestTransposeBlock()[static_cast<size_t>(DType::kF32)]; }
-
-// NCHW -> NHWC (to_nhwc) or back, whole tensor, f32.
-Status TransformLayout(bool to_nhwc, const float* input, int64_t batch, int64_t channels, int64_t height,
-                       int64_t width, float* output, const Threading& threading) {
+// NCHW -> NHWC (to_nhwc) or back, whole tensor of `dtype`, with the best block transposer this CPU runs for it.
+Status TransformLayout(bool to_nhwc, DType dtype, const void* input, int64_t batch, int64_t channels,
+                       int64_t height, int64_t width, void* output, const Threading& threading) {
   int64_t elements = 0;
-  Status s = CheckShape(input, batch, channels, height, width, output, &elements);
+  Status s = CheckTransform(dtype, input, batch, channels, height, width, output, &elements);
   if (!s.ok() || elements == 0) return s;
   const int64_t pixels = height * width;
   const int64_t rows = to_nhwc ? channels : pixels, cols = to_nhwc ? pixels : channels;
-  TransposeMatrices(BestF32(), sizeof(float), input, cols, batch, rows, cols, output, rows,
-                    ResolveThreadCount(threading, batch * rows * cols), threading);
+  TransposeMatrices(BestTransposeBlock()[static_cast<size_t>(dtype)], BytesOf(dtype), input, cols, batch, rows,
+                    cols, output, rows, ResolveThreadCount(threading, batch * rows * cols), threading);
   return Status::Ok();
 }
 
@@ -71,26 +77,48 @@ Status TransformLayout(bool to_nhwc, const float* input, int64_t batch, int64_t 
 
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   int32_t num_threads) {
-  return internal::TransformLayout(true, input, batch, channels, height, width, output, {num_threads, nullptr});
+  return NchwToNhwc(DType::kF32, input, batch, channels, height, width, output, num_threads);
 }
 
 Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   int32_t num_threads) {
-  return internal::TransformLayout(false, input, batch, channels, height, width, output, {num_threads, nullptr});
+  return NhwcToNchw(DType::kF32, input, batch, channels, height, width, output, num_threads);
 }
 
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   const ThreadPool& pool) {
-  Status s = internal::ValidateThreadPool(&pool);
-  if (!s.ok()) return s;
-  return internal::TransformLayout(true, input, batch, channels, height, width, output, {0, &pool});
+  return NchwToNhwc(DType::kF32, input, batch, channels, height, width, output, pool);
 }
 
 Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
                   const ThreadPool& pool) {
+  return NhwcToNchw(DType::kF32, input, batch, channels, height, width, output, pool);
+}
+
+Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  void* output, int32_t num_threads) {
+  return internal::TransformLayout(true, dtype, input, batch, channels, height, width, output,
+                                   {num_threads, nullptr});
+}
+
+Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  void* output, int32_t num_threads) {
+  return internal::TransformLayout(false, dtype, input, batch, channels, height, width, output,
+                                   {num_threads, nullptr});
+}
+
+Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  void* output, const ThreadPool& pool) {
   Status s = internal::ValidateThreadPool(&pool);
   if (!s.ok()) return s;
-  return internal::TransformLayout(false, input, batch, channels, height, width, output, {0, &pool});
+  return internal::TransformLayout(true, dtype, input, batch, channels, height, width, output, {0, &pool});
+}
+
+Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                  void* output, const ThreadPool& pool) {
+  Status s = internal::ValidateThreadPool(&pool);
+  if (!s.ok()) return s;
+  return internal::TransformLayout(false, dtype, input, batch, channels, height, width, output, {0, &pool});
 }
 
 }  // namespace roialign

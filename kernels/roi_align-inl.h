@@ -13,6 +13,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/convert-inl.h"
 #include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
 
@@ -21,6 +22,16 @@ namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// A kernel file's PerDType entries for this target, from its kernel template FN. The portable fallback (EMU128,
+// SCALAR) serves f32 only, a strategy decision (docs/semantics.md#dtypes): it is the correctness fallback for CPUs
+// without a SIMD target, and the generic reference serves the 16-bit dtypes on every CPU.
+#undef ROIALIGN_PER_DTYPE
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+#define ROIALIGN_PER_DTYPE(FN) {&FN<float>, nullptr, nullptr}
+#else
+#define ROIALIGN_PER_DTYPE(FN) {&FN<float>, &FN<hwy::float16_t>, &FN<hwy::bfloat16_t>}
+#endif
 
 // Channels-last data of element type T: element (row, col, c) is at base[row * row_stride + col * pixel_stride
 // + c], and no element at or past `end` may be read.
@@ -48,17 +59,6 @@ struct BinOutput {
   TOut* out;
 };
 
-// Element loads and stores, widened to and narrowed from f32 vectors. Every element type the kernels serve
-// has an overload here; the bin loop itself is written once for all of them.
-template <class D>
-HWY_INLINE hn::Vec<D> LoadWide(D d, const float* p) {
-  return hn::LoadU(d, p);
-}
-template <class D>
-HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, float* p) {
-  hn::StoreU(v, d, p);
-}
-
 // Loads `n` <= Lanes(d) elements at p: a full vector when that stays inside the buffer (extra lanes are ignored
 // by the caller), else through a zero-padded copy, so that the last pixel is never over-read.
 template <class D, typename T>
@@ -84,14 +84,15 @@ HWY_INLINE bool IsVectorAligned(D d, const T* p) {
   return reinterpret_cast<uintptr_t>(p) % (hn::Lanes(d) * sizeof(T)) == 0;
 }
 
-// Stores a finished vector: a non-temporal store when `stream` (p is then vector-aligned), which writes the
-// line without first reading it from memory and keeps the map in cache; else an ordinary store.
-template <class D, class V>
-HWY_INLINE void Put(D d, V v, float* p, bool stream) {
+// Stores a finished vector in the output's element type: a non-temporal store when `stream` (p is then
+// vector-aligned), which writes the line without first reading it from memory and keeps the map in cache; else
+// an ordinary store.
+template <class D, class V, typename TOut>
+HWY_INLINE void Put(D d, V v, TOut* p, bool stream) {
   if (stream) {
-    hn::Stream(v, d, p);
+    StreamNarrow(d, v, p);
   } else {
-    hn::StoreU(v, d, p);
+    StoreNarrow(d, v, p);
   }
 }
 

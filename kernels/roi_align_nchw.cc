@@ -1,6 +1,7 @@
 // roi_align_nchw: planar input, vectorized over channels without gathers. Per RoI and block of channels it
-// copies the RoI's distinct tap pixels (not its whole bounding box) into a channels-last tile, then runs the
-// NHWC inner loop on the tile and transposes the bins back into planar output. Compiled once per Highway target.
+// copies the RoI's distinct tap pixels (not its whole bounding box) into a channels-last tile in the map's element
+// type, then runs the NHWC inner loop on the tile (widening 16-bit elements as it loads them) and transposes the
+// f32 bins back into planar output, narrowing them to the output's type. Compiled once per Highway target.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/roi_align_nchw.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -51,10 +52,11 @@ void RemapTaps(const AxisTap* taps, int64_t n_outer, int64_t stride, int64_t j0,
   }
 }
 
-// Channels [0, n) of `count` channels-last bins (bin_stride floats apart) into n planes plane_stride apart, four
-// planes at a time: the stores then run along the planes (a RoI's output is one contiguous block) instead of
-// across 4n lines.
-void BinsToPlanes(const float* bins, int64_t count, int64_t bin_stride, int64_t n, float* planes,
+// Channels [0, n) of `count` channels-last f32 bins (bin_stride floats apart) into n planes plane_stride apart, in
+// TOut (the output's type, or f32 partial state), four planes at a time: the stores then run along the planes (a
+// RoI's output is one contiguous block) instead of across 4n lines.
+template <typename TOut>
+void BinsToPlanes(const float* bins, int64_t count, int64_t bin_stride, int64_t n, TOut* planes,
                   int64_t plane_stride) {
   for (int64_t j = 0; j < n; j += 4) {
     TransposeTile(bins, bin_stride, plane_stride, 0, count, j, std::min(n, j + 4), planes);
@@ -82,7 +84,7 @@ void ProcessRect(const RoiWork<T>& w, int64_t ph0, int64_t ph1, int64_t pw0, int
   Scratch& s = w.s;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, H = p.height, W = p.width;
   const int64_t gh = w.gy.grid, gw = w.gx.grid;
-  float* const tile = s.tile.get();
+  T* const tile = reinterpret_cast<T*>(s.tile.get());
   float* const bins = s.bins.get();
 
   const int64_t nx = DistinctTaps(s.x_taps.data() + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data());
@@ -105,12 +107,12 @@ void ProcessRect(const RoiWork<T>& w, int64_t ph0, int64_t ph1, int64_t pw0, int
         const T* row0 = plane0 + s.rows[yi] * W;
         for (int64_t xi = 0; xi < nx; ++xi) {
           const T* src = row0 + s.cols[xi];
-          float* dst = tile + (yi * nx + xi) * stride;
+          T* dst = tile + (yi * nx + xi) * stride;
           for (int64_t ci = 0; ci < n; ++ci) dst[ci] = src[ci * plane_stride];
-          for (int64_t ci = n; ci < stride; ++ci) dst[ci] = 0.0f;
+          for (int64_t ci = n; ci < stride; ++ci) dst[ci] = T();
         }
       }
-      const ChannelsLast<float> in = {tile, tile + ny * nx * stride, nx * stride, stride};
+      const ChannelsLast<T> in = {tile, tile + ny * nx * stride, nx * stride, stride};
       for (int64_t ph = ph0; ph < ph1; ++ph) {
         for (int64_t pw = pw0; pw < pw1; ++pw) {
           const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, iy0,
@@ -121,11 +123,16 @@ void ProcessRect(const RoiWork<T>& w, int64_t ph0, int64_t ph1, int64_t pw0, int
         }
       }
     }
-    // Transpose the finished bins into the planar output, one row of bins at a time.
+    // Transpose the finished bins into the planar output: all at once when the rectangle spans whole rows of
+    // bins (they are then consecutive in the planes too), else one row of bins at a time.
     T* const planes = static_cast<T*>(p.output) + (w.k * p.channels + c) * PH * PW;
-    for (int64_t ph = ph0; ph < ph1; ++ph) {
-      BinsToPlanes(bins + (ph - ph0) * (pw1 - pw0) * stride, pw1 - pw0, stride, n, planes + ph * PW + pw0,
-                   PH * PW);
+    if (pw0 == 0 && pw1 == PW) {
+      BinsToPlanes(bins, (ph1 - ph0) * PW, stride, n, planes + ph0 * PW, PH * PW);
+    } else {
+      for (int64_t ph = ph0; ph < ph1; ++ph) {
+        BinsToPlanes(bins + (ph - ph0) * (pw1 - pw0) * stride, pw1 - pw0, stride, n, planes + ph * PW + pw0,
+                     PH * PW);
+      }
     }
   }
 }
@@ -279,7 +286,7 @@ void RoiAlignNchw(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
   }
 }
 
-TargetKernel NchwTargetKernel() { return {HWY_TARGET, {&RoiAlignNchw<float>, nullptr, nullptr}}; }
+TargetKernel NchwTargetKernel() { return {HWY_TARGET, ROIALIGN_PER_DTYPE(RoiAlignNchw)}; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace internal

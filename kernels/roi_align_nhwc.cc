@@ -1,4 +1,5 @@
-// roi_align_nhwc: channels-last input, vectorized over channels. Compiled once per Highway target.
+// roi_align_nhwc: channels-last input, vectorized over channels; 16-bit maps are widened to f32 as they are loaded.
+// Compiled once per Highway target.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/roi_align_nhwc.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -71,7 +72,7 @@ void RoiAlignNhwc(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
   if (pass.stream_output) hwy::FlushStream();  // order the non-temporal stores before the caller's barrier
 }
 
-TargetKernel NhwcTargetKernel() { return {HWY_TARGET, {&RoiAlignNhwc<float>, nullptr, nullptr}}; }
+TargetKernel NhwcTargetKernel() { return {HWY_TARGET, ROIALIGN_PER_DTYPE(RoiAlignNhwc)}; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace internal

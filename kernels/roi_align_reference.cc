@@ -1,8 +1,10 @@
 // The scalar reference of docs/semantics.md: the oracle every other implementation is tested against. Both
-// layouts, every mode; written for clarity, not speed.
+// layouts, every mode, every dtype (16-bit elements widened to f32 as they are read, each result rounded once to
+// the output's type); written for clarity, not speed.
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/half_float.h"
 #include "kernels/kernel_descriptor.h"
 #include "kernels/roi_geometry.h"
 
@@ -47,10 +49,10 @@ bool SampleTaps(const Problem& p, int64_t b, int64_t c, float y, float x, float 
   const float ly = y - static_cast<float>(y0), lx = x - static_cast<float>(x0);
   const float hy = 1.0f - ly, hx = 1.0f - lx;
   const T* const input = static_cast<const T*>(p.input);
-  taps[0] = hy * hx * static_cast<float>(input[InputOffset(p, b, c, y0, x0)]);
-  taps[1] = hy * lx * static_cast<float>(input[InputOffset(p, b, c, y0, x1)]);
-  taps[2] = ly * hx * static_cast<float>(input[InputOffset(p, b, c, y1, x0)]);
-  taps[3] = ly * lx * static_cast<float>(input[InputOffset(p, b, c, y1, x1)]);
+  taps[0] = hy * hx * ToF32(input[InputOffset(p, b, c, y0, x0)]);
+  taps[1] = hy * lx * ToF32(input[InputOffset(p, b, c, y0, x1)]);
+  taps[2] = ly * hx * ToF32(input[InputOffset(p, b, c, y1, x0)]);
+  taps[3] = ly * lx * ToF32(input[InputOffset(p, b, c, y1, x1)]);
   return true;
 }
 
@@ -90,14 +92,15 @@ void RoiAlignReference(const Problem& p, const Pass& /*pass*/, int64_t roi_begin
           } else {
             out = max;
           }
-          static_cast<T*>(p.output)[OutputOffset(p, k, c, ph, pw)] = static_cast<T>(out);
+          StoreF32As(out, static_cast<T*>(p.output) + OutputOffset(p, k, c, ph, pw));
         }
       }
     }
   }
 }
 
-constexpr TargetKernel kReference[] = {{0, {&RoiAlignReference<float>, nullptr, nullptr}}};
+constexpr TargetKernel kReference[] = {
+    {0, {&RoiAlignReference<float>, &RoiAlignReference<hwy::float16_t>, &RoiAlignReference<hwy::bfloat16_t>}}};
 
 }  // namespace
 

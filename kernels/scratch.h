@@ -26,7 +26,8 @@ struct Scratch {
   std::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
   std::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
   std::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
-  std::unique_ptr<float[]> tile;  // kTileFloats: channels-last footprint (not zeroed: kernels write first)
+  // kTileFloats floats' bytes: channels-last footprint in the map's element type (not zeroed: kernels write first)
+  std::unique_ptr<unsigned char[]> tile;
   std::unique_ptr<float[]> bins;  // kTileFloats: channels-last results before transposing
 
   // Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
@@ -42,7 +43,7 @@ struct Scratch {
     x_tile_taps.resize(nx);
     rows.resize(2 * ny);
     cols.resize(2 * nx);
-    if (!tile) tile.reset(new float[kTileFloats]);
+    if (!tile) tile.reset(new unsigned char[kTileFloats * sizeof(float)]);
     if (!bins) bins.reset(new float[kTileFloats]);
   }
 };

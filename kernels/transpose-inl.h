@@ -1,6 +1,7 @@
-// Per-target transpose of a strided float matrix in 4x4 tiles held in 128-bit registers (two interleave
-// stages). Shared by the layout transform and the planar kernel, which turns its channels-last bins planar.
-// Included once per Highway target (toggle guard).
+// Per-target transpose of a strided matrix in tiles held in 128-bit registers: f32 in 4x4 tiles (two interleave
+// stages), optionally narrowed to the output's element type as it is stored, and 16-bit elements in 8x8 tiles
+// (three stages). Shared by the layout transform and the planar kernel, which turns its channels-last f32 bins
+// planar. Included once per Highway target (toggle guard).
 #if defined(ROIALIGN_KERNELS_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
 #undef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
@@ -12,15 +13,19 @@
 
 #include <cstdint>
 
+#include "kernels/convert-inl.h"
+#include "kernels/half_float.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// dst[j * dst_stride + i] = src[i * src_stride + j] for i in [i0, i1), j in [j0, j1).
+// dst[j * dst_stride + i] = src[i * src_stride + j] for i in [i0, i1), j in [j0, j1), rounded to TOut.
+template <typename TOut>
 HWY_INLINE void TransposeTile(const float* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1,
-                              int64_t j0, int64_t j1, float* dst) {
+                              int64_t j0, int64_t j1, TOut* dst) {
   int64_t i = i0;
 #if HWY_TARGET != HWY_SCALAR
   const hn::FixedTag<float, 4> d;
@@ -36,14 +41,68 @@ HWY_INLINE void TransposeTile(const float* src, int64_t src_stride, int64_t dst_
       const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
       const auto t2 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));
       const auto t3 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
-      float* o = dst + j * dst_stride + i;
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, t0, t1)), d, o);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1)), d, o + dst_stride);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, t2, t3)), d, o + 2 * dst_stride);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3)), d, o + 3 * dst_stride);
+      TOut* o = dst + j * dst_stride + i;
+      StoreNarrow(d, hn::BitCast(d, hn::InterleaveLower(d64, t0, t1)), o);
+      StoreNarrow(d, hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1)), o + dst_stride);
+      StoreNarrow(d, hn::BitCast(d, hn::InterleaveLower(d64, t2, t3)), o + 2 * dst_stride);
+      StoreNarrow(d, hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3)), o + 3 * dst_stride);
     }
     for (; j < j1; ++j) {
-      for (int64_t ii = i; ii < i + 4; ++ii) dst[j * dst_stride + ii] = src[ii * src_stride + j];
+      for (int64_t ii = i; ii < i + 4; ++ii) StoreF32As(src[ii * src_stride + j], dst + j * dst_stride + ii);
+    }
+  }
+#endif
+  for (; i < i1; ++i) {
+    for (int64_t j = j0; j < j1; ++j) StoreF32As(src[i * src_stride + j], dst + j * dst_stride + i);
+  }
+}
+
+// The same for 16-bit elements (moved, not converted), in 8x8 tiles.
+HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1,
+                              int64_t j0, int64_t j1, uint16_t* dst) {
+  int64_t i = i0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::FixedTag<uint16_t, 8> d;
+  const hn::Repartition<uint32_t, decltype(d)> d32;
+  const hn::Repartition<uint64_t, decltype(d)> d64;
+  for (; i + 8 <= i1; i += 8) {
+    int64_t j = j0;
+    for (; j + 8 <= j1; j += 8) {
+      const uint16_t* s = src + i * src_stride + j;
+      const auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + src_stride);
+      const auto r2 = hn::LoadU(d, s + 2 * src_stride), r3 = hn::LoadU(d, s + 3 * src_stride);
+      const auto r4 = hn::LoadU(d, s + 4 * src_stride), r5 = hn::LoadU(d, s + 5 * src_stride);
+      const auto r6 = hn::LoadU(d, s + 6 * src_stride), r7 = hn::LoadU(d, s + 7 * src_stride);
+      // Pairs of rows: 32-bit lane k holds column k of both (a: columns 0-3, b: 4-7).
+      const auto a01 = hn::BitCast(d32, hn::InterleaveLower(d, r0, r1));
+      const auto b01 = hn::BitCast(d32, hn::InterleaveUpper(d, r0, r1));
+      const auto a23 = hn::BitCast(d32, hn::InterleaveLower(d, r2, r3));
+      const auto b23 = hn::BitCast(d32, hn::InterleaveUpper(d, r2, r3));
+      const auto a45 = hn::BitCast(d32, hn::InterleaveLower(d, r4, r5));
+      const auto b45 = hn::BitCast(d32, hn::InterleaveUpper(d, r4, r5));
+      const auto a67 = hn::BitCast(d32, hn::InterleaveLower(d, r6, r7));
+      const auto b67 = hn::BitCast(d32, hn::InterleaveUpper(d, r6, r7));
+      // Quads of rows: 64-bit lane k holds column k (or k + 2, ...) of rows 0-3 (q) or 4-7 (h).
+      const auto q01 = hn::BitCast(d64, hn::InterleaveLower(d32, a01, a23));
+      const auto q23 = hn::BitCast(d64, hn::InterleaveUpper(d32, a01, a23));
+      const auto q45 = hn::BitCast(d64, hn::InterleaveLower(d32, b01, b23));
+      const auto q67 = hn::BitCast(d64, hn::InterleaveUpper(d32, b01, b23));
+      const auto h01 = hn::BitCast(d64, hn::InterleaveLower(d32, a45, a67));
+      const auto h23 = hn::BitCast(d64, hn::InterleaveUpper(d32, a45, a67));
+      const auto h45 = hn::BitCast(d64, hn::InterleaveLower(d32, b45, b67));
+      const auto h67 = hn::BitCast(d64, hn::InterleaveUpper(d32, b45, b67));
+      uint16_t* o = dst + j * dst_stride + i;
+      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, q01, h01)), d, o);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, q01, h01)), d, o + dst_stride);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, q23, h23)), d, o + 2 * dst_stride);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, q23, h23)), d, o + 3 * dst_stride);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, q45, h45)), d, o + 4 * dst_stride);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, q45, h45)), d, o + 5 * dst_stride);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, q67, h67)), d, o + 6 * dst_stride);
+      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, q67, h67)), d, o + 7 * dst_stride);
+    }
+    for (; j < j1; ++j) {
+      for (int64_t ii = i; ii < i + 8; ++ii) dst[j * dst_stride + ii] = src[ii * src_stride + j];
     }
   }
 #endif

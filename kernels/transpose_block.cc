@@ -1,5 +1,6 @@
 // Block transposer for the layout transforms: dst[j * dst_stride + i] = src[i * src_stride + j] over one block,
-// in 4x4 tiles held in 128-bit registers (transpose-inl.h). Compiled once per Highway target; the execution layer
+// in tiles held in 128-bit registers (transpose-inl.h): 4x4 for f32, 8x8 for the 16-bit types, which move as
+// their bit patterns. Compiled once per Highway target; the execution layer
 // threads it over blocks, with the transposer of the selected kernel's own ISA inside Run.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/transpose_block.cc"
@@ -17,13 +18,15 @@ namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
 
-template <typename T>
+template <typename T>  // float, or uint16_t for every 16-bit type
 void TransposeBlock(const void* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1, int64_t j0,
                     int64_t j1, void* dst) {
   TransposeTile(static_cast<const T*>(src), src_stride, dst_stride, i0, i1, j0, j1, static_cast<T*>(dst));
 }
 
-TargetTranspose ThisTargetTranspose() { return {HWY_TARGET, {&TransposeBlock<float>, nullptr, nullptr}}; }
+TargetTranspose ThisTargetTranspose() {
+  return {HWY_TARGET, {&TransposeBlock<float>, &TransposeBlock<uint16_t>, &TransposeBlock<uint16_t>}};
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace internal

@@ -1,5 +1,6 @@
 /* The C API from C99: selection, running, refusals with messages, queries and layout transforms. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,12 +75,12 @@ int main(void) {
   roialign_kernel_free(ref);
   roialign_kernel_free(NULL);
 
-  /* Refusals at selection. */
+  /* Refusals at selection: the portable fallback serves F32 only. */
   params.dtype = ROIALIGN_DTYPE_F16;
   kernel = (roialign_kernel*)&params; /* must be reset to NULL on failure */
-  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_UNSUPPORTED);
+  CHECK(roialign_select("portable", &params, &kernel) == ROIALIGN_UNSUPPORTED);
   CHECK(kernel == NULL);
-  CHECK(strstr(roialign_last_error(), "supported: F32") != NULL);
+  CHECK(strstr(roialign_last_error(), "dtype F16 (supported: F32)") != NULL);
   params.dtype = ROIALIGN_DTYPE_F32;
   params.pooled_height = 0;
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
@@ -98,10 +99,22 @@ int main(void) {
   CHECK(strcmp(roialign_kernel_name(NULL), "") == 0);
 
   CHECK(roialign_query_target("host", &info) == ROIALIGN_OK);
-  CHECK(info.layouts == 3u && info.dtypes == 1u && info.pool_modes == 7u && info.coordinate_modes == 7u);
+  CHECK(info.layouts == 3u && info.dtypes == 7u && info.pool_modes == 7u && info.coordinate_modes == 7u);
   CHECK(info.preferred_layout == ROIALIGN_LAYOUT_NHWC);
   CHECK(roialign_query_target("no-such-target", &info) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(strstr(roialign_last_error(), "unknown target 'no-such-target'") != NULL);
+
+  /* 16-bit layout transforms move elements bit for bit; an unknown dtype is refused. N=1, C=2, H=1, W=3. */
+  {
+    const uint16_t planar[6] = {1, 2, 3, 0x7E01, 5, 0xFFFF};
+    uint16_t interleaved[6] = {0}, round_trip[6] = {0};
+    CHECK(roialign_nchw_to_nhwc(ROIALIGN_DTYPE_BF16, planar, 1, 2, 1, 3, interleaved, 1) == ROIALIGN_OK);
+    CHECK(interleaved[0] == 1 && interleaved[1] == 0x7E01 && interleaved[4] == 3 && interleaved[5] == 0xFFFF);
+    CHECK(roialign_nhwc_to_nchw(ROIALIGN_DTYPE_F16, interleaved, 1, 2, 1, 3, round_trip, 1) == ROIALIGN_OK);
+    CHECK(memcmp(planar, round_trip, sizeof(round_trip)) == 0);
+    CHECK(roialign_nchw_to_nhwc((roialign_dtype)9, planar, 1, 2, 1, 3, round_trip, 1) == ROIALIGN_INVALID_ARGUMENT);
+    CHECK(strstr(roialign_last_error(), "unknown dtype value 9") != NULL);
+  }
 
   if (failures == 0) printf("c_api_test: all checks passed\n");
   return failures == 0 ? 0 : 1;

@@ -1,5 +1,6 @@
-// Every SIMD implementation this build compiled and this CPU runs, against the scalar reference: each layout,
-// pool mode, coordinate mode, sampling mode and RoI format, on shapes that exercise vector tails.
+// Every SIMD implementation this build compiled and this CPU runs, for every dtype it serves, against the scalar
+// reference: each layout, pool mode, coordinate mode, sampling mode and RoI format, on shapes that exercise vector
+// tails; for the 16-bit dtypes also values where the final rounding matters.
 #include <gtest/gtest.h>
 #include <hwy/aligned_allocator.h>
 
@@ -31,6 +32,13 @@ std::vector<std::string> SimdImplementations() {
   return names;
 }
 
+// One implementation and one dtype it serves.
+struct KernelCase {
+  std::string name;
+  DType dtype;
+};
+void PrintTo(const KernelCase& c, std::ostream* os) { *os << c.name << " " << ToString(c.dtype); }
+
 // The registry's entry for an implementation name.
 internal::ImplementationPtr ImplementationNamed(const std::string& name) {
   for (const auto& impl : internal::AllImplementations()) {
@@ -38,6 +46,15 @@ internal::ImplementationPtr ImplementationNamed(const std::string& name) {
   }
   ADD_FAILURE() << "no implementation " << name;
   return nullptr;
+}
+
+// Every runnable built-in SIMD implementation with each dtype it serves.
+std::vector<KernelCase> SimdCases() {
+  std::vector<KernelCase> cases;
+  for (const std::string& name : SimdImplementations()) {
+    for (DType dtype : internal::ValuesIn<DType>(ImplementationNamed(name)->dtypes)) cases.push_back({name, dtype});
+  }
+  return cases;
 }
 
 // Target and layout of an implementation name.
@@ -59,14 +76,17 @@ struct ForcedPlan {
   int32_t threads = 2;
 };
 
-// Runs f32 implementation `impl` on the plan MakeBandPlan gives for `forced`, into an aligned output (as large
-// outputs that stream are) first filled with NaN.
-std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Params& params, const Inputs& in,
-                                 size_t out_size, const ForcedPlan& forced) {
-  hwy::AlignedFreeUniquePtr<float[]> out = hwy::AllocateAligned<float>(out_size);
-  std::fill(out.get(), out.get() + out_size, NAN);
+// Runs implementation `impl` for params.dtype on the plan MakeBandPlan gives for `forced`, on `map` (p's map in
+// params.layout) stored in that dtype, into an aligned output (as large outputs that stream are) first filled with
+// NaN. Returns the output widened to f32.
+std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Params& params, const Problem& p,
+                                 const std::vector<float>& map, size_t out_size, const ForcedPlan& forced) {
+  const std::vector<unsigned char> stored = StoreAs(params.dtype, map);
+  const std::vector<unsigned char> nan = StoreAs(params.dtype, std::vector<float>(out_size, NAN));
+  hwy::AlignedFreeUniquePtr<unsigned char[]> out = hwy::AllocateAligned<unsigned char>(nan.size());
+  std::copy(nan.begin(), nan.end(), out.get());
   internal::Problem problem;
-  const Status s = internal::ValidateData(params, in, out.get(), &problem);
+  const Status s = internal::ValidateData(params, InputsOf(p, stored.data()), out.get(), &problem);
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return {};
   const internal::Threading threading = {forced.threads, nullptr};
@@ -74,25 +94,29 @@ std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Par
   plan.stream_output = forced.stream;
   plan.partial_in_output = forced.partial_in_output;
   internal::WorkingMemory memory;
-  const size_t f32 = static_cast<size_t>(DType::kF32);
-  internal::Execute(problem, plan, impl.builtin[f32], impl.transpose[f32], impl.needs, threading, memory);
-  return std::vector<float>(out.get(), out.get() + out_size);
+  const size_t dtype = static_cast<size_t>(params.dtype);
+  internal::Execute(problem, plan, impl.builtin[dtype], impl.transpose[dtype], impl.needs, threading, memory);
+  return WidenFrom(params.dtype, out.get(), out_size);
 }
 
-class KernelTest : public ::testing::TestWithParam<std::string> {
+class KernelTest : public ::testing::TestWithParam<KernelCase> {
  protected:
-  // Runs the implementation and the reference on `p` and compares every element.
+  const std::string& Name() const { return GetParam().name; }
+  DType Dtype() const { return GetParam().dtype; }
+
+  // Runs the implementation and the reference on `p` (stored in the case's dtype) and compares every element.
   void Compare(const Problem& p, Params params, bool batch_indices, int threads, const std::string& what) {
-    const ImplInfo info = InfoOf(GetParam());
+    const ImplInfo info = InfoOf(Name());
     params.layout = info.layout;
+    params.dtype = Dtype();
     std::string name;
     const std::vector<float> got = RunOrFail(info.target, params, p, batch_indices, threads, &name);
-    ASSERT_EQ(name, GetParam()) << "selection picked another implementation for " << info.target;
+    ASSERT_EQ(name, Name()) << "selection picked another implementation for " << info.target;
     const std::vector<float> ref = RunOrFail("generic", params, p, batch_indices, 1);
     ASSERT_EQ(got.size(), ref.size());
     size_t bad = 0;
     for (size_t i = 0; i < got.size(); ++i) {
-      if (!WithinTolerance(got[i], ref[i]) && bad++ < 3) {
+      if (!WithinTolerance(got[i], ref[i], params.dtype) && bad++ < 3) {
         ADD_FAILURE() << what << " " << ToString(params.pool_mode) << " " << ToString(params.coordinate_mode)
                       << " ratio " << params.sampling_ratio << ": element " << i << " got " << got[i] << " want "
                       << ref[i];
@@ -172,12 +196,13 @@ TEST_P(KernelTest, BitIdenticalAcrossThreadCounts) {
   std::mt19937 rng(13);
   Problem p = RandomProblem(&rng, 1, 200, 40, 40, 3, 1.0f);
   AddRoi(&p, 0, -1.0f, -1.0f, 39.0f, 39.0f);  // adaptive 40x40 grid in one bin: large-bin chunking
-  const ImplInfo info = InfoOf(GetParam());
+  const ImplInfo info = InfoOf(Name());
   for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
     Params params;
     params.pooled_height = params.pooled_width = 1;
     params.pool_mode = pool;
     params.layout = info.layout;
+    params.dtype = Dtype();
     const std::vector<float> one = RunOrFail(info.target, params, p, false, 1);
     for (int threads : {2, 3, 8}) EXPECT_EQ(one, RunOrFail(info.target, params, p, false, threads)) << threads;
   }
@@ -218,10 +243,10 @@ TEST_P(KernelTest, NonFinitePixelsPropagateAsInTheReference) {
 // inverted box) take the tile path after the bands. Partial state between bands is kept either in the output
 // or, as 16-bit outputs keep it, in f32 working memory.
 TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
-  const internal::ImplementationPtr impl = ImplementationNamed(GetParam());
+  const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
   if (!impl->needs.band_transform) return;  // planar kernels only
-  ASSERT_NE(impl->transpose[static_cast<size_t>(DType::kF32)], nullptr) << "no transposer of the kernel's ISA";
+  ASSERT_NE(impl->transpose[static_cast<size_t>(Dtype())], nullptr) << "no transposer of the kernel's ISA";
   std::mt19937 rng(23);
   Problem data = RandomProblem(&rng, 2, 19, 70, 90, 6, 1.0f);
   AddRoi(&data, 1, -3.0f, -2.0f, 88.0f, 69.0f);
@@ -235,17 +260,19 @@ TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
     params.pooled_height = params.pooled_width = shape.first;
     params.sampling_ratio = shape.second;
     params.pool_mode = pool;
+    params.dtype = Dtype();
     const std::vector<float> ref = RunOrFail("generic", params, data);
-    const Inputs in = InputsOf(data, data.input.data());
     for (int64_t band_rows : {int64_t{0}, int64_t{1}, int64_t{4}, int64_t{13}, data.h}) {  // 0: tiles only
+      // Only f32 outputs can keep their partial state in the output itself.
       for (bool partial_in_output : {true, false}) {
+        if (partial_in_output && Dtype() != DType::kF32) continue;
         ForcedPlan forced;
         forced.band_rows = band_rows;
         forced.partial_in_output = partial_in_output;
-        const std::vector<float> out = RunForcedPlan(*impl, params, in, ref.size(), forced);
+        const std::vector<float> out = RunForcedPlan(*impl, params, data, data.input, ref.size(), forced);
         ASSERT_EQ(out.size(), ref.size());
         for (size_t i = 0; i < ref.size(); ++i) {
-          ASSERT_TRUE(WithinTolerance(out[i], ref[i]))
+          ASSERT_TRUE(WithinTolerance(out[i], ref[i], params.dtype))
               << "band_rows " << band_rows << " partial_in_output " << partial_in_output << " mode "
               << ToString(pool) << " pooled " << shape.first << " ratio " << shape.second << " element " << i
               << ": " << out[i] << " vs " << ref[i];
@@ -256,11 +283,12 @@ TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
 }
 
 // A map larger than a row band (kernels/row_bands.h) runs the channels-last kernels band by band; the results
-// match the reference and are the same bits for any thread count. 64 x 160 x 256 floats: 2 bands.
+// match the reference and are the same bits for any thread count. 160 x 256 pixels of 256 bytes (64 floats or
+// 128 16-bit channels): 2 bands.
 TEST_P(KernelTest, RowBandsThroughRun) {
   std::mt19937 rng(29);
-  Problem p = RandomProblem(&rng, 1, 64, 160, 256, 5, 1.0f);
-  ASSERT_GT(p.h, internal::BandRows(p.w, p.c, sizeof(float)));
+  Problem p = RandomProblem(&rng, 1, 256 / internal::BytesOf(Dtype()), 160, 256, 5, 1.0f);
+  ASSERT_GT(p.h, internal::BandRows(p.w, p.c, internal::BytesOf(Dtype())));
   AddRoi(&p, 0, 10.0f, 100.0f, 200.0f, 150.0f);  // across the band boundary
   AddRoi(&p, 0, -5.0f, -8.0f, 270.0f, 170.0f);   // the whole map and beyond
   AddRoi(&p, 0, 200.0f, 50.0f, 30.0f, 10.0f);    // inverted: cannot be split by band
@@ -271,12 +299,13 @@ TEST_P(KernelTest, RowBandsThroughRun) {
     params.sampling_ratio = 0;
     params.coordinate_mode = CoordinateMode::kHalfPixel;
     params.pool_mode = pool;
+    params.dtype = Dtype();
     {  // Run's plan for this call has bands (planar kernels: through the band transform)
       std::vector<float> out(static_cast<size_t>(p.k() * p.c * 25));
       internal::Problem checked;
-      params.layout = InfoOf(GetParam()).layout;
+      params.layout = InfoOf(Name()).layout;
       ASSERT_TRUE(internal::ValidateData(params, InputsOf(p, p.input.data()), out.data(), &checked).ok());
-      const internal::ImplementationPtr impl = ImplementationNamed(GetParam());
+      const internal::ImplementationPtr impl = ImplementationNamed(Name());
       const internal::Plan plan = internal::MakePlan(checked, impl->needs, {2, nullptr});
       EXPECT_GT(plan.band_rows, 0);
       EXPECT_GT(plan.num_bands, 1);
@@ -285,9 +314,9 @@ TEST_P(KernelTest, RowBandsThroughRun) {
       EXPECT_EQ(transforms, impl->needs.band_transform);
     }
     Compare(p, params, false, 2, "two row bands");
-    params.layout = InfoOf(GetParam()).layout;
-    const std::vector<float> one = RunOrFail(InfoOf(GetParam()).target, params, p, false, 1);
-    EXPECT_EQ(one, RunOrFail(InfoOf(GetParam()).target, params, p, false, 3));
+    params.layout = InfoOf(Name()).layout;
+    const std::vector<float> one = RunOrFail(InfoOf(Name()).target, params, p, false, 1);
+    EXPECT_EQ(one, RunOrFail(InfoOf(Name()).target, params, p, false, 3));
   }
 }
 
@@ -295,7 +324,7 @@ TEST_P(KernelTest, RowBandsThroughRun) {
 // band by band (partial state in the output, or in f32 working memory as 16-bit outputs keep it), RoIs outside
 // the map and inverted boxes (run whole in band 0) included.
 TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
-  const internal::ImplementationPtr impl = ImplementationNamed(GetParam());
+  const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
   if (!impl->needs.row_bands) return;  // not a channels-last kernel
   std::mt19937 rng(31);
@@ -312,19 +341,20 @@ TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
       params.coordinate_mode = CoordinateMode::kHalfPixel;
       params.pool_mode = pool;
       params.layout = Layout::kNHWC;
+      params.dtype = Dtype();
       const std::vector<float> ref = RunOrFail("generic", params, data);
-      const Inputs in = InputsOf(data, nhwc.data());
       // Band 13 also writes finished bins with non-temporal stores.
       for (int64_t band_rows : {1, 4, 13}) {
         for (bool partial_in_output : {true, false}) {
+          if (partial_in_output && Dtype() != DType::kF32) continue;  // f32 outputs only
           ForcedPlan forced;
           forced.band_rows = band_rows;
           forced.stream = band_rows == 13;
           forced.partial_in_output = partial_in_output;
-          const std::vector<float> out = RunForcedPlan(*impl, params, in, ref.size(), forced);
+          const std::vector<float> out = RunForcedPlan(*impl, params, data, nhwc, ref.size(), forced);
           ASSERT_EQ(out.size(), ref.size());
           for (size_t i = 0; i < ref.size(); ++i) {
-            ASSERT_TRUE(WithinTolerance(out[i], ref[i]))
+            ASSERT_TRUE(WithinTolerance(out[i], ref[i], params.dtype))
                 << "band_rows " << band_rows << " partial_in_output " << partial_in_output << " mode "
                 << ToString(pool) << " pooled " << shape.first << " ratio " << shape.second << " element " << i
                 << ": " << out[i] << " vs " << ref[i];
@@ -335,9 +365,89 @@ TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryCompiledTarget, KernelTest, ::testing::ValuesIn(SimdImplementations()),
-                         [](const ::testing::TestParamInfo<std::string>& param) {
-                           std::string s = param.param;
+// 16-bit outputs are rounded once, to nearest even. Each sample here lies halfway between two neighbouring
+// pixels whose values are neighbouring 16-bit values (its other two taps have weight 0), so its f32 value is
+// exactly their midpoint, a tie: AVG and MAX must give the even one of the two patterns. The pairs include
+// subnormals, the subnormal-normal boundary and the largest finite values, both signs.
+TEST_P(KernelTest, SixteenBitTiesRoundToEven) {
+  if (Dtype() == DType::kF32) return;  // 16-bit outputs only
+  const std::vector<uint16_t> lows = Dtype() == DType::kF16
+                                         ? std::vector<uint16_t>{0x0001, 0x0002, 0x03FF, 0x0400, 0x3C00, 0x3C01,
+                                                                 0x1234, 0x2345, 0x7BFD, 0x7BFE}
+                                         : std::vector<uint16_t>{0x0001, 0x0002, 0x007F, 0x0080, 0x3F80, 0x3F81,
+                                                                 0x1234, 0x2345, 0x7F7D, 0x7F7E};
+  auto widen = [&](uint16_t bits) {
+    return Dtype() == DType::kF16 ? internal::F32FromF16Bits(bits) : internal::F32FromBF16Bits(bits);
+  };
+  // Pixel (ph, 2 pw) holds a pair's low pattern, (ph, 2 pw + 1) the next one; sample (ph, pw) is at x = 2 pw + 0.5
+  // on row ph (one sample per bin: a box from -0.5, bins 2 pixels wide and 1 high).
+  const int64_t PH = 3, PW = 4, C = 19;
+  Problem p;
+  p.c = C;
+  p.h = PH;
+  p.w = 2 * PW;
+  p.input.resize(static_cast<size_t>(C * p.h * p.w));
+  std::vector<float> expected(static_cast<size_t>(C * PH * PW));
+  for (int64_t c = 0; c < C; ++c) {
+    for (int64_t ph = 0; ph < PH; ++ph) {
+      for (int64_t pw = 0; pw < PW; ++pw) {
+        const size_t bin = static_cast<size_t>((c * PH + ph) * PW + pw);
+        const uint16_t lo = static_cast<uint16_t>(lows[bin % lows.size()] | ((bin / lows.size()) % 2 ? 0x8000 : 0));
+        const uint16_t hi = static_cast<uint16_t>(lo + 1);
+        p.input[static_cast<size_t>((c * p.h + ph) * p.w + 2 * pw)] = widen(lo);
+        p.input[static_cast<size_t>((c * p.h + ph) * p.w + 2 * pw + 1)] = widen(hi);
+        expected[bin] = widen(lo % 2 == 0 ? lo : hi);
+      }
+    }
+  }
+  AddRoi(&p, 0, -0.5f, -0.5f, -0.5f + 2.0f * PW, -0.5f + PH);
+  const ImplInfo info = InfoOf(Name());
+  for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
+    Params params;
+    params.pooled_height = PH;
+    params.pooled_width = PW;
+    params.sampling_ratio = 1;
+    params.pool_mode = pool;
+    params.layout = info.layout;
+    params.dtype = Dtype();
+    const std::vector<float> got = RunOrFail(info.target, params, p, false, 2);
+    const std::vector<float> ref = RunOrFail("generic", params, p);
+    for (size_t i = 0; i < got.size(); ++i) {
+      // Output element i in the layout's order; the expectation is indexed (c, ph, pw).
+      const size_t c = info.layout == Layout::kNHWC ? i % C : i / (PH * PW);
+      const size_t bin = info.layout == Layout::kNHWC ? i / C : i % (PH * PW);
+      const float want = expected[c * PH * PW + bin];
+      ASSERT_EQ(got[i], ref[i]) << ToString(pool) << " element " << i;  // the f32 values are exact: same bits
+      if (pool != PoolMode::kMaxOnnx) {
+        ASSERT_EQ(got[i], want) << ToString(pool) << " element " << i;
+      }
+    }
+  }
+}
+
+// The MAX modes on all-negative 16-bit data: a bin's maximum is negative unless a sample (or, in MAX_ONNX, a tap
+// of weight 0) gives 0, as samples outside the map do.
+TEST_P(KernelTest, MaxModesOnAllNegativeData) {
+  std::mt19937 rng(41);
+  Problem p = RandomProblem(&rng, 1, 21, 9, 10, 6, 1.0f);
+  for (float& v : p.input) v = -std::fabs(v) - 0.01f;
+  AddRoi(&p, 0, -3.0f, -2.0f, 5.0f, 4.0f);  // partly outside
+  for (PoolMode pool : {PoolMode::kMax, PoolMode::kMaxOnnx}) {
+    for (int32_t ratio : {1, 2, 0}) {
+      Params params;
+      params.pooled_height = 2;
+      params.pooled_width = 3;
+      params.sampling_ratio = ratio;
+      params.pool_mode = pool;
+      params.coordinate_mode = CoordinateMode::kHalfPixel;
+      Compare(p, params, false, 2, "all-negative map");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCompiledTarget, KernelTest, ::testing::ValuesIn(SimdCases()),
+                         [](const ::testing::TestParamInfo<KernelCase>& param) {
+                           std::string s = param.param.name + "_" + ToString(param.param.dtype);
                            std::replace(s.begin(), s.end(), '.', '_');
                            return s;
                          });

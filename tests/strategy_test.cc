@@ -35,8 +35,16 @@ TEST(Strategy, SelectionTable) {
       {"host", Layout::kNCHW, DType::kF32, StatusCode::kOk, "roi_align_nchw."},
       {"portable", Layout::kNCHW, DType::kF32, StatusCode::kOk, "roi_align_nchw."},
       {x86 ? "x86" : "arm", Layout::kNHWC, DType::kF32, StatusCode::kOk, "roi_align_nhwc."},
-      {"host", Layout::kNCHW, DType::kF16, StatusCode::kUnsupported, "has no roi_align for dtype F16 (supported: F32)"},
-      {"generic", Layout::kNHWC, DType::kBF16, StatusCode::kUnsupported, "target 'generic' has no roi_align for dtype BF16"},
+      {"generic", Layout::kNHWC, DType::kBF16, StatusCode::kOk, "roi_align_nhwc.reference"},
+      {"generic", Layout::kNCHW, DType::kF16, StatusCode::kOk, "roi_align_nchw.reference"},
+      {"host", Layout::kNCHW, DType::kF16, StatusCode::kOk, "roi_align_nchw."},
+      {"host", Layout::kNHWC, DType::kBF16, StatusCode::kOk, "roi_align_nhwc."},
+      {x86 ? "x86" : "arm", Layout::kNCHW, DType::kBF16, StatusCode::kOk, "roi_align_nchw."},
+      // The portable fallback serves f32 only (docs/semantics.md#dtypes); the refusal names what it serves.
+      {"portable", Layout::kNHWC, DType::kF16, StatusCode::kUnsupported,
+       "target 'portable' has no roi_align for dtype F16 (supported: F32)"},
+      {"portable", Layout::kNCHW, DType::kBF16, StatusCode::kUnsupported,
+       "target 'portable' has no roi_align for dtype BF16 (supported: F32)"},
       {foreign, Layout::kNCHW, DType::kF32, StatusCode::kUnsupported, "was not compiled into this build (" + arch + ")"},
       {x86 ? "arm" : "x86", Layout::kNCHW, DType::kF32, StatusCode::kUnsupported, "was not compiled"},
       {"tpu9000", Layout::kNCHW, DType::kF32, StatusCode::kInvalidArgument, "unknown target 'tpu9000' (known targets: host"},
@@ -118,11 +126,15 @@ TEST(Strategy, QueryTargetForLayoutPlanning) {
   TargetInfo info;
   ASSERT_TRUE(QueryTarget("host", &info).ok());
   EXPECT_EQ(info.layouts, (std::vector<Layout>{Layout::kNCHW, Layout::kNHWC}));
-  EXPECT_EQ(info.dtypes, std::vector<DType>{DType::kF32});
+  EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16}));
   EXPECT_EQ(info.pool_modes.size(), 3u);
   EXPECT_EQ(info.coordinate_modes.size(), 3u);
   EXPECT_EQ(info.preferred_layout, Layout::kNHWC);
   EXPECT_EQ(QueryTarget("nope", &info).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(QueryTarget("generic", &info).ok());
+  EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16}));
+  ASSERT_TRUE(QueryTarget("portable", &info).ok());
+  EXPECT_EQ(info.dtypes, std::vector<DType>{DType::kF32});
 }
 
 // An NHWC-only accelerator registered by an engine: NCHW is refused at selection, NHWC runs its function.

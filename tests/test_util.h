@@ -4,22 +4,78 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "kernels/half_float.h"
 #include "roialign/roialign.hpp"
 
 namespace roialign {
 namespace testing {
 
-// docs/semantics.md#accuracy: SIMD kernels match the reference within 1e-5 + 1e-4 * |ref| (inputs of magnitude about 1).
-inline bool WithinTolerance(float got, float ref) {
+// One unit in the last place of `dtype` at |x| (the spacing of its values there; 0 for f32, whose results the
+// tolerance below already covers).
+inline float UlpOf(DType dtype, float x) {
+  const int exponent = x == 0.0f ? -1000 : std::ilogb(x);
+  switch (dtype) {
+    case DType::kF32:
+      return 0.0f;
+    case DType::kF16:
+      return std::ldexp(1.0f, std::max(exponent, -14) - 10);
+    case DType::kBF16:
+      return std::ldexp(1.0f, std::max(exponent, -126) - 7);
+  }
+  return 0.0f;
+}
+
+// docs/semantics.md#accuracy: SIMD kernels match the reference within 1e-5 + 1e-4 * |ref| (inputs of magnitude
+// about 1), plus one unit in the last place of a 16-bit output type (the f32 results may round to neighbours).
+inline bool WithinTolerance(float got, float ref, DType dtype = DType::kF32) {
   if (std::isnan(ref)) return std::isnan(got);
   if (std::isinf(ref)) return got == ref;
-  return std::fabs(got - ref) <= 1e-5f + 1e-4f * std::fabs(ref);
+  return std::fabs(got - ref) <= 1e-5f + 1e-4f * std::fabs(ref) + UlpOf(dtype, ref);
+}
+
+// f32 values stored as `dtype` (rounded to nearest even), as raw bytes.
+inline std::vector<unsigned char> StoreAs(DType dtype, const std::vector<float>& values) {
+  std::vector<unsigned char> out(values.size() * (dtype == DType::kF32 ? 4 : 2));
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (dtype) {
+      case DType::kF32:
+        internal::StoreF32As(values[i], reinterpret_cast<float*>(out.data()) + i);
+        break;
+      case DType::kF16:
+        internal::StoreF32As(values[i], reinterpret_cast<hwy::float16_t*>(out.data()) + i);
+        break;
+      case DType::kBF16:
+        internal::StoreF32As(values[i], reinterpret_cast<hwy::bfloat16_t*>(out.data()) + i);
+        break;
+    }
+  }
+  return out;
+}
+
+// `n` elements of `dtype` at `data`, widened to f32 (exact).
+inline std::vector<float> WidenFrom(DType dtype, const void* data, size_t n) {
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    switch (dtype) {
+      case DType::kF32:
+        out[i] = static_cast<const float*>(data)[i];
+        break;
+      case DType::kF16:
+        out[i] = internal::ToF32(static_cast<const hwy::float16_t*>(data)[i]);
+        break;
+      case DType::kBF16:
+        out[i] = internal::ToF32(static_cast<const hwy::bfloat16_t*>(data)[i]);
+        break;
+    }
+  }
+  return out;
 }
 
 // A feature map (in `layout`) plus RoIs in both formats.
@@ -33,8 +89,9 @@ struct Problem {
 };
 
 // Transposes an NCHW tensor to NHWC.
-inline std::vector<float> ToNhwc(const std::vector<float>& nchw, int64_t n, int64_t c, int64_t h, int64_t w) {
-  std::vector<float> out(nchw.size());
+template <typename T>
+std::vector<T> ToNhwc(const std::vector<T>& nchw, int64_t n, int64_t c, int64_t h, int64_t w) {
+  std::vector<T> out(nchw.size());
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t y = 0; y < h; ++y)
@@ -73,8 +130,8 @@ inline Problem RandomProblem(std::mt19937* rng, int64_t n, int64_t c, int64_t h,
   return p;
 }
 
-// Inputs describing `p` with its map at `map` (p.input, or a channels-last copy of it).
-inline Inputs InputsOf(const Problem& p, const float* map, bool use_batch_indices = false) {
+// Inputs describing `p` with its map at `map` (p.input, or a channels-last copy of it, in any dtype).
+inline Inputs InputsOf(const Problem& p, const void* map, bool use_batch_indices = false) {
   Inputs in;
   in.input = map;
   in.batch = p.n;
@@ -87,22 +144,22 @@ inline Inputs InputsOf(const Problem& p, const float* map, bool use_batch_indice
   return in;
 }
 
-// Selects `target` for `params` and runs it; fails the test on any error.
+// Selects `target` for `params` and runs it on p's map stored in params.dtype (rounded to nearest even); fails
+// the test on any error. Returns the output widened to f32.
 inline std::vector<float> RunOrFail(const std::string& target, const Params& params, const Problem& p,
                                     bool use_batch_indices = false, int threads = 1,
                                     std::string* kernel_name = nullptr) {
+  const size_t n = static_cast<size_t>(p.k() * p.c * params.pooled_height * params.pooled_width);
   SelectResult sel = Select(target, params);
   EXPECT_TRUE(sel.ok()) << target << ": " << sel.status().message();
-  std::vector<float> out(static_cast<size_t>(p.k() * p.c * params.pooled_height * params.pooled_width), -777.0f);
-  if (!sel.ok()) return out;
+  if (!sel.ok()) return std::vector<float>(n, -777.0f);
   if (kernel_name) *kernel_name = sel->name();
-  const std::vector<float> nhwc = params.layout == Layout::kNHWC ? ToNhwc(p.input, p.n, p.c, p.h, p.w)
-                                                                   : std::vector<float>();
-  const Inputs in =
-      InputsOf(p, params.layout == Layout::kNHWC ? nhwc.data() : p.input.data(), use_batch_indices);
-  const Status s = sel->Run(in, out.data(), threads);
+  const std::vector<unsigned char> map = StoreAs(
+      params.dtype, params.layout == Layout::kNHWC ? ToNhwc(p.input, p.n, p.c, p.h, p.w) : p.input);
+  std::vector<unsigned char> out = StoreAs(params.dtype, std::vector<float>(n, -777.0f));
+  const Status s = sel->Run(InputsOf(p, map.data(), use_batch_indices), out.data(), threads);
   EXPECT_TRUE(s.ok()) << s.message();
-  return out;
+  return WidenFrom(params.dtype, out.data(), n);
 }
 
 }  // namespace testing

@@ -1,5 +1,5 @@
 // Every data error of docs/errors-and-limits.md is refused with a message naming the problem, and leaves the output
-// exactly as it was (canary-filled), on every layout and on the SIMD and reference targets.
+// exactly as it was (canary-filled), on every layout and dtype and on the SIMD and reference targets.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,13 +19,14 @@ struct BadCase {
   void (*mutate)(Inputs*, std::vector<float>* rois5);
 };
 
-class ValidationTest : public ::testing::TestWithParam<std::tuple<std::string, Layout>> {};
+class ValidationTest : public ::testing::TestWithParam<std::tuple<std::string, Layout, DType>> {};
 
 TEST_P(ValidationTest, RefusesBadDataAndLeavesOutputUntouched) {
   Params params;
   params.pooled_height = params.pooled_width = 2;
   params.sampling_ratio = 0;
   params.layout = std::get<1>(GetParam());
+  params.dtype = std::get<2>(GetParam());
   SelectResult sel = Select(std::get<0>(GetParam()), params);
   ASSERT_TRUE(sel.ok()) << sel.status().message();
 
@@ -74,6 +75,7 @@ TEST_P(ValidationTest, RefusesBadDataAndLeavesOutputUntouched) {
 TEST_P(ValidationTest, BadBatchIndexInK4FormatAndLaterRoiStillNothingWritten) {
   Params params;
   params.layout = std::get<1>(GetParam());
+  params.dtype = std::get<2>(GetParam());
   SelectResult sel = Select(std::get<0>(GetParam()), params);
   ASSERT_TRUE(sel.ok());
   std::vector<float> map(1 * 2 * 4 * 4, 1.0f);
@@ -95,9 +97,33 @@ TEST_P(ValidationTest, BadBatchIndexInK4FormatAndLaterRoiStillNothingWritten) {
   EXPECT_EQ(out, std::vector<float>(out.size(), kCanary));
 }
 
+// Byte sizes use the dtype's element size: 2^61 elements overflow int64 as f32 bytes but not as 16-bit ones.
+TEST_P(ValidationTest, ByteSizeOfTheDtype) {
+  Params params;
+  params.layout = std::get<1>(GetParam());
+  params.dtype = std::get<2>(GetParam());
+  SelectResult sel = Select(std::get<0>(GetParam()), params);
+  ASSERT_TRUE(sel.ok());
+  const float map = 0.0f;
+  Inputs in;
+  in.input = &map;
+  in.batch = int64_t{1} << 58;
+  in.channels = 8;
+  in.height = in.width = 1;
+  float out = kCanary;
+  const Status s = sel->Run(in, &out);  // no RoIs: nothing is read or written
+  if (params.dtype == DType::kF32) {
+    EXPECT_NE(s.message().find("input shape overflows"), std::string::npos) << s.message();
+  } else {
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+  EXPECT_EQ(out, kCanary);
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, ValidationTest,
                          ::testing::Combine(::testing::Values("generic", "host"),
-                                            ::testing::Values(Layout::kNCHW, Layout::kNHWC)));
+                                            ::testing::Values(Layout::kNCHW, Layout::kNHWC),
+                                            ::testing::Values(DType::kF32, DType::kF16, DType::kBF16)));
 
 // Attribute errors are refused at selection with INVALID_ARGUMENT.
 TEST(SelectValidation, RefusesBadAttributes) {

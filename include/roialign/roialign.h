@@ -160,6 +160,22 @@ ROIALIGN_API roialign_status roialign_nhwc_to_nchw_f32_with_threadpool(const flo
                                                                        int64_t channels, int64_t height,
                                                                        int64_t width, float* output,
                                                                        const roialign_threadpool* pool);
+/* The same for tensors of any dtype (F16 and BF16 elements are moved as they are, bit for bit). */
+ROIALIGN_API roialign_status roialign_nchw_to_nhwc(roialign_dtype dtype, const void* input, int64_t batch,
+                                                   int64_t channels, int64_t height, int64_t width, void* output,
+                                                   int32_t num_threads);
+ROIALIGN_API roialign_status roialign_nhwc_to_nchw(roialign_dtype dtype, const void* input, int64_t batch,
+                                                   int64_t channels, int64_t height, int64_t width, void* output,
+                                                   int32_t num_threads);
+/* The same on the caller's pool (rules as roialign_run_with_threadpool). */
+ROIALIGN_API roialign_status roialign_nchw_to_nhwc_with_threadpool(roialign_dtype dtype, const void* input,
+                                                                   int64_t batch, int64_t channels, int64_t height,
+                                                                   int64_t width, void* output,
+                                                                   const roialign_threadpool* pool);
+ROIALIGN_API roialign_status roialign_nhwc_to_nchw_with_threadpool(roialign_dtype dtype, const void* input,
+                                                                   int64_t batch, int64_t channels, int64_t height,
+                                                                   int64_t width, void* output,
+                                                                   const roialign_threadpool* pool);
 
 #ifdef __cplusplus
 }

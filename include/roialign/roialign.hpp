@@ -164,6 +164,16 @@ ROIALIGN_API Status NchwToNhwc(const float* input, int64_t batch, int64_t channe
                                int64_t width, float* output, const ThreadPool& pool);
 ROIALIGN_API Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height,
                                int64_t width, float* output, const ThreadPool& pool);
+// The same for tensors of any dtype (F16 and BF16 elements are moved as they are, bit for bit).
+ROIALIGN_API Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, void* output, int32_t num_threads = 0);
+ROIALIGN_API Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, void* output, int32_t num_threads = 0);
+// The same on the caller's pool.
+ROIALIGN_API Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, void* output, const ThreadPool& pool);
+ROIALIGN_API Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, void* output, const ThreadPool& pool);
 
 }  // namespace roialign
 
