@@ -60,6 +60,9 @@ TEST(ThreadPool, BitIdenticalToOpenMpAtAnyPoolSize) {
   for (const std::string target : {"host", "generic"}) {
     for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
       for (const Problem* p : {&few, &many}) {
+        // The large map is for the planar band transform; the scalar reference gains nothing from it but time
+        // (minutes under qemu).
+        if (target == "generic" && p == &many) continue;
         Params params;
         params.layout = layout;
         params.sampling_ratio = 0;
