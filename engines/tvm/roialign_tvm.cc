@@ -1,0 +1,273 @@
+// libroialign_tvm.so: roialign as TVM FFI global functions, for Relax's call_dps_packed (docs/tvm.md).
+//
+//   roialign.roi_align_dps(data, rois, pooled_h, pooled_w, spatial_scale, sampling_ratio,
+//                          coordinate_mode, pool_mode, layout, out)
+//       runs a roialign kernel on DLPack tensors, destination-passing style: `out` is written, nothing returned.
+//   roialign.roi_align_check(pooled_h, pooled_w, spatial_scale, sampling_ratio, coordinate_mode, pool_mode,
+//                            layout, dtype) -> str
+//       "" when the kernels serve that attribute set, else why not (selection's message); the Relax pass asks it
+//       before rewriting a call.
+//
+// Built only against the apache-tvm-ffi wheel (headers and libtvm_ffi.so) and roialign's C API. Work runs on TVM's
+// own thread pool (TVMBackendParallelLaunch, with TVM's thread count), found in the process when the function runs.
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/string.h>
+
+#include "roialign/roialign.h"
+
+namespace {
+
+namespace ffi = tvm::ffi;
+
+// ---- Attributes -> roialign_params ----
+
+roialign_coordinate_mode ParseCoordinateMode(const std::string& s) {
+  if (s == "legacy") return ROIALIGN_COORD_LEGACY;
+  if (s == "half_pixel") return ROIALIGN_COORD_HALF_PIXEL;
+  if (s == "half_pixel_centered") return ROIALIGN_COORD_HALF_PIXEL_CENTERED;
+  TVM_FFI_THROW(ValueError) << "roialign: unknown coordinate_mode \"" << s
+                            << "\"; expected \"legacy\", \"half_pixel\" or \"half_pixel_centered\"";
+}
+
+roialign_pool_mode ParsePoolMode(const std::string& s) {
+  if (s == "avg") return ROIALIGN_POOL_AVG;
+  if (s == "max") return ROIALIGN_POOL_MAX;
+  if (s == "max_onnx") return ROIALIGN_POOL_MAX_ONNX;
+  TVM_FFI_THROW(ValueError) << "roialign: unknown pool_mode \"" << s << "\"; expected \"avg\", \"max\" or \"max_onnx\"";
+}
+
+roialign_layout ParseLayout(const std::string& s) {
+  if (s == "NCHW") return ROIALIGN_LAYOUT_NCHW;
+  if (s == "NHWC") return ROIALIGN_LAYOUT_NHWC;
+  TVM_FFI_THROW(ValueError) << "roialign: unknown layout \"" << s << "\"; expected \"NCHW\" or \"NHWC\"";
+}
+
+roialign_dtype ParseDTypeName(const std::string& s) {
+  if (s == "float32") return ROIALIGN_DTYPE_F32;
+  if (s == "float16") return ROIALIGN_DTYPE_F16;
+  if (s == "bfloat16") return ROIALIGN_DTYPE_BF16;
+  TVM_FFI_THROW(TypeError) << "roialign: dtype \"" << s << "\" is not served; expected float32, float16 or bfloat16";
+}
+
+std::string DTypeText(DLDataType t) { return std::string(ffi::DLDataTypeToString(t)); }
+
+// The feature map's DLPack dtype as roialign's, or a TypeError naming it.
+roialign_dtype DTypeOf(DLDataType t, const char* what) {
+  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 32) return ROIALIGN_DTYPE_F32;
+  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 16) return ROIALIGN_DTYPE_F16;
+  if (t.lanes == 1 && t.code == kDLBfloat && t.bits == 16) return ROIALIGN_DTYPE_BF16;
+  TVM_FFI_THROW(TypeError) << "roialign: " << what << " has dtype " << DTypeText(t)
+                           << "; roialign serves float32, float16 and bfloat16";
+}
+
+int32_t CheckedInt32(int64_t v, const char* what) {
+  if (v < INT32_MIN || v > INT32_MAX) TVM_FFI_THROW(ValueError) << "roialign: " << what << " " << v << " is out of range";
+  return static_cast<int32_t>(v);
+}
+
+roialign_params ParamsOf(int64_t pooled_h, int64_t pooled_w, double spatial_scale, int64_t sampling_ratio,
+                         const std::string& coordinate_mode, const std::string& pool_mode, const std::string& layout,
+                         roialign_dtype dtype) {
+  roialign_params p;
+  p.pooled_height = pooled_h;
+  p.pooled_width = pooled_w;
+  p.spatial_scale = static_cast<float>(spatial_scale);
+  p.sampling_ratio = CheckedInt32(sampling_ratio, "sampling_ratio");
+  p.coordinate_mode = ParseCoordinateMode(coordinate_mode);
+  p.pool_mode = ParsePoolMode(pool_mode);
+  p.layout = ParseLayout(layout);
+  p.dtype = dtype;
+  return p;
+}
+
+// ---- Kernel cache: one selection per attribute set, for the life of the process ----
+
+struct KernelFree {
+  void operator()(roialign_kernel* k) const { roialign_kernel_free(k); }
+};
+
+struct Selection {
+  std::unique_ptr<roialign_kernel, KernelFree> kernel;  // null when refused
+  std::string refusal;                                  // selection's message when refused
+};
+
+using Key = std::tuple<int64_t, int64_t, uint32_t, int32_t, int, int, int, int>;
+
+Key KeyOf(const roialign_params& p) {
+  uint32_t scale_bits;  // bitwise, so that -0.0/NaN scales are distinct keys and selection judges them
+  std::memcpy(&scale_bits, &p.spatial_scale, sizeof scale_bits);
+  return Key(p.pooled_height, p.pooled_width, scale_bits, p.sampling_ratio, p.coordinate_mode, p.pool_mode, p.layout,
+             p.dtype);
+}
+
+// The selection for `p` on "host", made on first use. A model holds a handful of attribute sets, so the cache is
+// never trimmed; entries are never erased, so the reference stays valid without the lock.
+const Selection& Select(const roialign_params& p) {
+  static std::mutex mu;
+  static std::map<Key, Selection>* cache = new std::map<Key, Selection>();  // not destroyed: no exit-order issues
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, inserted] = cache->try_emplace(KeyOf(p));
+  if (inserted) {
+    roialign_kernel* k = nullptr;
+    if (roialign_select("host", &p, &k) == ROIALIGN_OK) {
+      it->second.kernel.reset(k);
+    } else {
+      it->second.refusal = roialign_last_error();
+    }
+  }
+  return it->second;
+}
+
+// ---- TVM's thread pool as a roialign_threadpool ----
+
+// TVM's C backend ABI (tvm/runtime/c_backend_api.h), stable across releases; declared here so that this library
+// builds against tvm-ffi alone.
+struct TvmParallelGroupEnv {
+  void* sync_handle;
+  int32_t num_task;
+};
+using TvmParallelLambda = int (*)(int task_id, TvmParallelGroupEnv* env, void* cdata);
+using TvmParallelLaunch = int (*)(TvmParallelLambda lambda, void* cdata, int num_task);
+
+struct TvmRuntime {
+  TvmParallelLaunch launch = nullptr;
+  std::optional<ffi::Function> num_threads;  // "runtime.NumThreads": the pool's current size
+};
+
+// Looked up once TVM's runtime is in the process (it registers runtime.NumThreads when it loads).
+const TvmRuntime& Runtime() {
+  static std::mutex mu;
+  static TvmRuntime rt;
+  std::lock_guard<std::mutex> lock(mu);
+  if (rt.launch == nullptr) {
+    auto launch = reinterpret_cast<TvmParallelLaunch>(dlsym(RTLD_DEFAULT, "TVMBackendParallelLaunch"));
+    auto num_threads = ffi::Function::GetGlobal("runtime.NumThreads");
+    if (launch == nullptr || !num_threads.has_value()) {
+      TVM_FFI_THROW(RuntimeError) << "roialign.roi_align_dps runs on TVM's thread pool, but TVM's runtime "
+                                     "(libtvm_runtime, TVMBackendParallelLaunch and runtime.NumThreads) is not "
+                                     "loaded in this process; import tvm first";
+    }
+    rt.num_threads = std::move(num_threads);
+    rt.launch = launch;
+  }
+  return rt;
+}
+
+struct ForClosure {
+  int64_t count;
+  roialign_task_fn task;
+  void* task_context;
+};
+
+int RunStrided(int task_id, TvmParallelGroupEnv* env, void* cdata) {
+  const auto* c = static_cast<const ForClosure*>(cdata);
+  for (int64_t i = task_id; i < c->count; i += env->num_task) c->task(c->task_context, i);
+  return 0;
+}
+
+void TvmParallelFor(void* pool_context, int64_t count, roialign_task_fn task, void* task_context) {
+  const auto* rt = static_cast<const TvmRuntime*>(pool_context);
+  ForClosure closure{count, task, task_context};
+  // roialign tasks do not throw and return nothing, so TVM's launch cannot fail on their account.
+  rt->launch(&RunStrided, &closure, 0);
+}
+
+// ---- Validation ----
+
+void CheckCpuContiguous(const ffi::TensorView& t, const char* what) {
+  if (t.device().device_type != kDLCPU) {
+    TVM_FFI_THROW(ValueError) << "roialign: " << what << " is on device type " << t.device().device_type
+                              << "; roialign runs on the CPU (kDLCPU) only";
+  }
+  if (!t.IsContiguous()) {
+    TVM_FFI_THROW(ValueError) << "roialign: " << what << " is not contiguous (shape " << t.shape()
+                              << ", strides " << t.strides() << "); pass a dense row-major tensor";
+  }
+}
+
+void* DataOf(const ffi::TensorView& t) { return static_cast<char*>(t.data_ptr()) + t.byte_offset(); }
+
+void RoiAlignDps(ffi::TensorView data, ffi::TensorView rois, int64_t pooled_h, int64_t pooled_w,
+                 double spatial_scale, int64_t sampling_ratio, ffi::String coordinate_mode, ffi::String pool_mode,
+                 ffi::String layout, ffi::TensorView out) {
+  if (data.ndim() != 4) {
+    TVM_FFI_THROW(ValueError) << "roialign: data must be 4-D (" << std::string(layout) << "); got shape "
+                              << data.shape();
+  }
+  const roialign_dtype dtype = DTypeOf(data.dtype(), "data");
+  if (out.dtype() != data.dtype()) {
+    TVM_FFI_THROW(TypeError) << "roialign: out has dtype " << DTypeText(out.dtype()) << ", data has "
+                             << DTypeText(data.dtype()) << "; they must match";
+  }
+  if (rois.ndim() != 2 || rois.size(1) != 5) {
+    TVM_FFI_THROW(ValueError) << "roialign: rois must be [K, 5] (batch_index, x1, y1, x2, y2); got shape "
+                              << rois.shape();
+  }
+  if (!(rois.dtype().code == kDLFloat && rois.dtype().bits == 32 && rois.dtype().lanes == 1)) {
+    TVM_FFI_THROW(TypeError) << "roialign: rois have dtype " << DTypeText(rois.dtype()) << "; expected float32";
+  }
+  CheckCpuContiguous(data, "data");
+  CheckCpuContiguous(rois, "rois");
+  CheckCpuContiguous(out, "out");
+
+  const roialign_params p = ParamsOf(pooled_h, pooled_w, spatial_scale, sampling_ratio, coordinate_mode, pool_mode,
+                                     layout, dtype);
+  const bool nhwc = p.layout == ROIALIGN_LAYOUT_NHWC;
+  const int64_t n = data.size(0);
+  const int64_t c = nhwc ? data.size(3) : data.size(1);
+  const int64_t h = nhwc ? data.size(1) : data.size(2);
+  const int64_t w = nhwc ? data.size(2) : data.size(3);
+  const int64_t k = rois.size(0);
+  const int64_t expected[4] = {k, nhwc ? pooled_h : c, nhwc ? pooled_w : pooled_h, nhwc ? c : pooled_w};
+  bool shape_ok = out.ndim() == 4;
+  for (int i = 0; shape_ok && i < 4; ++i) shape_ok = out.size(i) == expected[i];
+  if (!shape_ok) {
+    TVM_FFI_THROW(ValueError) << "roialign: out has shape " << out.shape() << "; " << std::string(layout)
+                              << " roi_align of these inputs gives [" << expected[0] << ", " << expected[1] << ", "
+                              << expected[2] << ", " << expected[3] << "]";
+  }
+
+  const Selection& sel = Select(p);
+  if (!sel.kernel) TVM_FFI_THROW(ValueError) << "roialign: " << sel.refusal;
+
+  const TvmRuntime& rt = Runtime();
+  const int64_t threads = (*rt.num_threads)().cast<int64_t>();
+  roialign_threadpool pool;
+  pool.parallel_for = &TvmParallelFor;
+  pool.pool_context = const_cast<TvmRuntime*>(&rt);
+  pool.num_threads = CheckedInt32(threads < 1 ? 1 : threads, "TVM thread count");
+  const roialign_status s = roialign_run_with_threadpool(sel.kernel.get(), DataOf(data), n, c, h, w,
+                                                         static_cast<const float*>(DataOf(rois)), nullptr, k,
+                                                         DataOf(out), &pool);
+  if (s != ROIALIGN_OK) TVM_FFI_THROW(ValueError) << "roialign: " << roialign_last_error();
+}
+
+ffi::String RoiAlignCheck(int64_t pooled_h, int64_t pooled_w, double spatial_scale, int64_t sampling_ratio,
+                          ffi::String coordinate_mode, ffi::String pool_mode, ffi::String layout, ffi::String dtype) {
+  const roialign_params p = ParamsOf(pooled_h, pooled_w, spatial_scale, sampling_ratio, coordinate_mode, pool_mode,
+                                     layout, ParseDTypeName(dtype));
+  return ffi::String(Select(p).refusal);
+}
+
+}  // namespace
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  namespace refl = tvm::ffi::reflection;
+  refl::GlobalDef()
+      .def("roialign.roi_align_dps", RoiAlignDps)
+      .def("roialign.roi_align_check", RoiAlignCheck);
+}
