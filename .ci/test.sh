@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every roialign test: the native build (all x86 SIMD targets this CPU runs, the C API from C99, the
-# torchvision cross-check), the Python package (pip install ., pytest), consumers of the installed package (C++ and
+# torchvision cross-check), the Python package (pip install ., pytest), roialign inside TVM, consumers of the installed package (C++ and
 # C-only), the build without OpenMP, the
 # sanitizers and the fuzzer, and the aarch64 build under qemu on a
 # NEON-only CPU, SVE at 512 bits, and SVE2 at 128 and 256 bits. Exits non-zero on the first failure.
@@ -24,6 +24,16 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
   .ci/venv "$py/venv"
   CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py/venv/bin/python" -I -m pip install -q --config-settings=build-dir="$py/build" .
   ROIALIGN_REQUIRE_TORCHVISION=1 "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python
+
+  echo "== TVM: libroialign_tvm.so (apache-tvm-ffi) and roialign.tvm.dispatch_roi_align on Relax models (apache-tvm)"
+  # apache-tvm and apache-tvm-ffi come from .ci/setup-debian.sh (.peers/); their absence fails this stage.
+  if [ ! -d .peers/tvm ] || [ ! -d .peers/tvm_ffi ]; then echo "apache-tvm is not installed in .peers/"; exit 1; fi
+  cmake -S . -B "$build" -DROIALIGN_BUILD_TVM_EXTENSION=ON -Dtvm_ffi_DIR="$root/.peers/tvm_ffi/share/cmake/tvm_ffi" \
+    >/dev/null
+  cmake --build "$build" -j "$jobs" --target roialign_tvm
+  ROIALIGN_REQUIRE_TVM=1 ROIALIGN_PEERS_PATH="$root/.peers" \
+    ROIALIGN_TVM_LIBRARY="$build/engines/tvm/libroialign_tvm.so" \
+    "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python/test_tvm.py
 fi
 
 echo "== installed package consumed by an outside project (examples/)"

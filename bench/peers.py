@@ -3,7 +3,7 @@
 
 Usage:
     /usr/bin/python3 bench/peers.py --data DIR --out peers.json [--repeats 5] [--threads 1,2] [--only NAME]
-                                    [--peers torchvision,onnxruntime,openvino]
+                                    [--peers torchvision,onnxruntime,openvino,tvm]
 
 DIR holds, per workload NAME (written by the C++ layout report's dump option):
     NAME.json       {"name", "batch", "channels", "height", "width", "num_rois", "pooled_height", "pooled_width",
@@ -27,6 +27,15 @@ Peers (each optional; one that cannot be imported or cannot express a workload's
                   max accumulator at 0 instead of -inf (measured, and so written in its source). So it equals
                   our MAX exactly when the feature map is non-negative (e.g. after a ReLU); MAX workloads are timed
                   only then, and MAX_ONNX never.
+
+    tvm           Apache TVM (apache-tvm 0.27): a Relax module with one R.vision.roi_align, built by relax.build
+                  for llvm with the host CPU (-mcpu from LLVM's host detection) and TVM's default lowering (topi's
+                  roi_align_nchw/_nhwc, no schedule: a serial scalar loop), variants NCHW and NHWC (the map is
+                  transposed once, untimed). aligned=False == LEGACY; avg == AVG, max == MAX. Variants
+                  NCHW+roialign and NHWC+roialign run the same module after roialign.tvm.dispatch_roi_align: our
+                  kernel through call_dps_packed (libroialign_tvm.so from $ROIALIGN_TVM_LIBRARY) on TVM's thread
+                  pool. Threads: TVM_NUM_THREADS is set to the CPU count before TVM starts its pool (by default
+                  TVM takes half the logical CPUs on x86), then runtime.config_threadpool picks t per row.
 
 onnxruntime, onnx and openvino are pip packages that Debian's python3 does not have. Install them beside it with
     /usr/bin/python3 -m pip install --target /opt/roialign-peers onnxruntime onnx openvino "numpy<2"
@@ -353,6 +362,97 @@ class OpenVinoPeer:
         return run, fetch
 
 
+class TvmPeer:
+    """TVM's own Relax roi_align (dispatch=False) or the same module after roialign's dispatch pass."""
+    peer = "tvm"
+
+    def __init__(self, layout, dispatch):
+        self.layout, self.dispatch = layout, dispatch
+        self.variant = layout + ("+roialign" if dispatch else "")
+        self.version = None
+        self.unavailable = None
+        try:
+            tvm, relax = _import_tvm()
+            if dispatch:
+                self.dispatcher = _load_tvm_dispatch()
+                self.dispatcher.load_library()
+        except Exception as e:
+            self.unavailable = "cannot use apache-tvm%s (%s)" % (" with roialign's dispatch" if dispatch else "",
+                                                                 short_exc(e))
+            return
+        from tvm.target import codegen
+        self.tvm, self.relax = tvm, relax
+        mcpu = codegen.llvm_get_system_cpu()
+        self.target = tvm.target.Target({"kind": "llvm", "mcpu": mcpu})
+        self.version = "apache-tvm %s (Relax roi_align, llvm -mcpu=%s)" % (tvm.__version__, mcpu)
+
+    def check_mode(self, wl):
+        if wl.coord != "LEGACY":
+            return ("TVM's roi_align has LEGACY (aligned=False) and no-shift, no-clamp (aligned=True) coordinates, "
+                    "not %s" % wl.coord)
+        if wl.pool not in ("AVG", "MAX"):
+            return "TVM's roi_align pools avg and max (the max of bilinear samples), not %s" % wl.pool
+        return None
+
+    def prepare(self, wl, threads):
+        tvm, relax = self.tvm, self.relax
+        tvm.get_global_func("runtime.config_threadpool")(1, threads)  # 1: kBig, all cores
+        if tvm.runtime.num_threads() != threads:
+            raise Skip("TVM runs %d threads when asked for %d" % (tvm.runtime.num_threads(), threads))
+        nhwc = self.layout == "NHWC"
+        x = np.ascontiguousarray(wl.x.transpose(0, 2, 3, 1)) if nhwc else wl.x
+        bb = relax.BlockBuilder()
+        xv = relax.Var("x", relax.TensorType(x.shape, "float32"))
+        rv = relax.Var("rois", relax.TensorType(wl.rois.shape, "float32"))
+        with bb.function("main", [xv, rv]):
+            y = bb.emit(relax.op.vision.roi_align(xv, rv, (wl.ph, wl.pw), wl.scale, wl.ratio, False, self.layout,
+                                                  "avg" if wl.pool == "AVG" else "max"))
+            bb.emit_func_output(y)
+        mod = bb.get()
+        if self.dispatch:
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", self.dispatcher.DispatchWarning)  # a refusal is not a TVM+roialign row
+                mod = self.dispatcher.dispatch_roi_align(mod)
+        vm = relax.VirtualMachine(relax.build(mod, self.target), tvm.cpu())
+        main = vm["main"]
+        args = (tvm.runtime.tensor(x), tvm.runtime.tensor(wl.rois))
+        result = [None]
+
+        def run():
+            result[0] = main(*args)
+
+        def fetch():
+            out = result[0].numpy()
+            return np.ascontiguousarray(out.transpose(0, 3, 1, 2) if nhwc else out, dtype=np.float32)
+
+        run._keep = (vm, args)
+        return run, fetch
+
+
+def _import_tvm():
+    # TVM's pool is sized once, from TVM_NUM_THREADS (default: half the logical CPUs on x86); make it the whole
+    # machine so that config_threadpool can pick any t. tvm-ffi would JIT-compile a torch addon on import (it fails
+    # against Debian's torch 1.13 and costs seconds); tvm.relax calls that loader itself, hence the stub too.
+    os.environ.setdefault("TVM_NUM_THREADS", str(os.cpu_count() or 1))
+    os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")
+    import tvm_ffi._optional_torch_c_dlpack as addon
+    addon.load_torch_c_dlpack_extension = lambda: None
+    import tvm
+    from tvm import relax
+    return tvm, relax
+
+
+def _load_tvm_dispatch():
+    """python/roialign/tvm.py on its own (it needs tvm and libroialign_tvm.so, not the built roialign package)."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "roialign", "tvm.py")
+    spec = importlib.util.spec_from_file_location("roialign_tvm_dispatch", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Checking and timing
 # ---------------------------------------------------------------------------------------------------------------
@@ -436,8 +536,10 @@ def make_peers(names):
             peers.append(OnnxRuntimePeer())
         elif name == "openvino":
             peers.append(OpenVinoPeer())
+        elif name == "tvm":
+            peers += [TvmPeer(layout, dispatch) for dispatch in (False, True) for layout in ("NCHW", "NHWC")]
         else:
-            raise SystemExit("unknown peer %r (known: torchvision, onnxruntime, openvino)" % name)
+            raise SystemExit("unknown peer %r (known: torchvision, onnxruntime, openvino, tvm)" % name)
     return peers
 
 
@@ -474,7 +576,7 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5, help="timed runs per measurement; the median is reported")
     ap.add_argument("--threads", help="comma-separated thread counts, overriding each workload's list")
     ap.add_argument("--only", action="append", help="workload NAME to run (repeatable, or comma-separated)")
-    ap.add_argument("--peers", default="torchvision,onnxruntime,openvino",
+    ap.add_argument("--peers", default="torchvision,onnxruntime,openvino,tvm",
                     help="comma-separated peers to run (default: all)")
     args = ap.parse_args(argv)
 
