@@ -114,7 +114,7 @@ def test_aligned_true_stays_with_tvm_and_warns(layout, mode):
     with pytest.warns(rtvm.DispatchWarning, match="aligned=True.*no -0.5 shift"):
         out = rtvm.dispatch_roi_align(mod)
     assert PACKED not in out.script()
-    assert tvm.ir.structural_equal(out, mod)
+    tvm.ir.assert_structural_equal(out, mod)
 
 
 def test_aligned_mapping():
@@ -152,7 +152,7 @@ def test_refused_attributes_warn_and_stay():
         mod = roi_align_module(x_shape, r_shape, "NCHW", "avg", aligned=False, **kwargs)
         with pytest.warns(rtvm.DispatchWarning, match=message):
             out = rtvm.dispatch_roi_align(mod)
-        assert tvm.ir.structural_equal(out, mod)
+        tvm.ir.assert_structural_equal(out, mod)
 
 
 def test_check_function():
