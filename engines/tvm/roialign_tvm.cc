@@ -12,6 +12,7 @@
 // own thread pool (TVMBackendParallelLaunch, with TVM's thread count), found in the process when the function runs.
 #include <dlfcn.h>
 
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -75,7 +76,9 @@ roialign_dtype DTypeOf(DLDataType t, const char* what) {
 }
 
 int32_t CheckedInt32(int64_t v, const char* what) {
-  if (v < INT32_MIN || v > INT32_MAX) TVM_FFI_THROW(ValueError) << "roialign: " << what << " " << v << " is out of range";
+  if (v < INT32_MIN || v > INT32_MAX) {
+    TVM_FFI_THROW(ValueError) << "roialign: " << what << " " << v << " is out of range";
+  }
   return static_cast<int32_t>(v);
 }
 
