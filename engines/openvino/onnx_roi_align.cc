@@ -56,8 +56,7 @@ ov::OutputVector ConvertOnnxRoiAlign(const ov::frontend::NodeContext& node) {
   }
   // Constructing the node validates it and selects the kernel: a refusal throws here, at conversion.
   auto op = std::make_shared<RoiAlign>(map, boxes, batch_indices, output_height, output_width, spatial_scale,
-                                       sampling_ratio, coord, pool);
-  op->set_friendly_name(name);
+                                       sampling_ratio, coord, pool, name);
   if (coord == RoiAlign::kOnnxOpsetDefault) QueueForOnnxOpset(op);
   return {op->output(0)};
 }

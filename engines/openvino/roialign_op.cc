@@ -36,7 +36,7 @@ std::shared_ptr<SelectedKernel> SelectOrThrow(const roialign_params& params, con
 RoiAlign::RoiAlign(const ov::Output<ov::Node>& map, const ov::Output<ov::Node>& boxes,
                    const ov::Output<ov::Node>& batch_indices, int64_t pooled_height, int64_t pooled_width,
                    float spatial_scale, int64_t sampling_ratio, const std::string& coordinate_mode,
-                   const std::string& pool_mode)
+                   const std::string& pool_mode, const std::string& friendly_name)
     : Op({map, boxes, batch_indices}),
       pooled_height_(pooled_height),
       pooled_width_(pooled_width),
@@ -44,6 +44,7 @@ RoiAlign::RoiAlign(const ov::Output<ov::Node>& map, const ov::Output<ov::Node>& 
       sampling_ratio_(sampling_ratio),
       coordinate_mode_(coordinate_mode),
       pool_mode_(pool_mode) {
+  if (!friendly_name.empty()) set_friendly_name(friendly_name);
   constructor_validate_and_infer_types();
 }
 

@@ -25,15 +25,16 @@ std::shared_ptr<SelectedKernel> SelectOrThrow(const roialign_params& params, con
 
 // Inputs: 0 feature map [N,C,H,W] (f32, f16 or bf16), 1 boxes [K,4] f32 (x1, y1, x2, y2), 2 batch indices [K]
 // (i64 or i32). Output: [K,C,PH,PW] in the map's type. Attributes are roialign_params' (layout NCHW).
+// The constructor selects the kernel and throws roialign's refusal; `friendly_name` (set first) names the node in it.
 class RoiAlign : public ov::op::Op {
  public:
-  OPENVINO_OP("RoialignRoiAlign", "roialign");
+  OPENVINO_OP("RoialignRoiAlign", "roialign")
 
   RoiAlign() = default;
   RoiAlign(const ov::Output<ov::Node>& map, const ov::Output<ov::Node>& boxes,
            const ov::Output<ov::Node>& batch_indices, int64_t pooled_height, int64_t pooled_width,
            float spatial_scale, int64_t sampling_ratio, const std::string& coordinate_mode,
-           const std::string& pool_mode);
+           const std::string& pool_mode, const std::string& friendly_name = "");
 
   void validate_and_infer_types() override;
   std::shared_ptr<ov::Node> clone_with_new_inputs(const ov::OutputVector& new_args) const override;
