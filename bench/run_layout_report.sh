@@ -8,10 +8,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${ROIALIGN_BUILD_DIR:-build-report}
 out=${ROIALIGN_OUT_DIR:-out}
-if [ ! -x "$build/bench/layout_report" ] || [ "${ROIALIGN_REBUILD:-1}" = "1" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_BUILD_TESTS=OFF >&2
-  cmake --build "$build" --target layout_report >&2
+# With the openvino wheel's C++ SDK in .peers/ (.ci/setup-debian.sh), also the OpenVINO extension, which peers.py
+# times beside OpenVINO's own RoIAlign.
+ovsdk="$PWD/.peers/openvino/cmake"
+ov_args=() ov_target=()
+if [ -f "$ovsdk/OpenVINOConfig.cmake" ]; then
+  ov_args=(-DROIALIGN_BUILD_OPENVINO_EXTENSION=ON -DOpenVINO_DIR="$ovsdk") ov_target=(roialign_openvino)
 fi
+if [ ! -x "$build/bench/layout_report" ] || [ "${ROIALIGN_REBUILD:-1}" = "1" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_BUILD_TESTS=OFF "${ov_args[@]}" >&2
+  cmake --build "$build" --target layout_report "${ov_target[@]}" >&2
+fi
+ovext="$PWD/$build/engines/openvino/libroialign_openvino.so"
+case "$build" in /*) ovext="$build/engines/openvino/libroialign_openvino.so" ;; esac
+if [ -f "$ovext" ]; then export ROIALIGN_OPENVINO_EXTENSION="$ovext"; fi
 for arg in "$@"; do
   if [ "$arg" = "--help" ] || [ "$arg" = "-h" ]; then
     "$build/bench/layout_report" --help
@@ -23,7 +33,7 @@ mkdir -p "$out/data"
 "$build/bench/layout_report" --json="$out/layout_report.json" --dump-dir="$out/data" "$@"
 if [ -d .peers ]; then export ROIALIGN_PEERS_PATH="$PWD/.peers${ROIALIGN_PEERS_PATH:+:$ROIALIGN_PEERS_PATH}"; fi
 if [ -f bench/peers.py ]; then
-  echo >&2 "timing peers (torchvision, ONNX Runtime, OpenVINO when installed)..."
+  echo >&2 "timing peers (torchvision, ONNX Runtime, OpenVINO with and without roialign's extension, when installed)..."
   .ci/python bench/peers.py --data "$out/data" --out "$out/peers.json" || echo >&2 "peers: failed (see above)"
 fi
 if [ -f bench/plot_layouts.py ]; then
