@@ -44,6 +44,9 @@ fi
 echo "== installed package consumed by an outside project (examples/)"
 rm -rf "$build/install" "$build/example"
 cmake --install "$build" --prefix "$build/install" >/dev/null
+if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ] && [ ! -f "$build/install/lib/libroialign_openvino.so" ]; then
+  echo "the OpenVINO extension was not installed into lib/"; exit 1
+fi
 cmake -S examples -B "$build/example" -G Ninja -DCMAKE_PREFIX_PATH="$build/install"
 cmake --build "$build/example"
 LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_cpp"
