@@ -23,6 +23,13 @@ bool ToDType(const ov::element::Type& type, roialign_dtype* dtype) {
   return true;
 }
 
+bool SameParams(const roialign_params& a, const roialign_params& b) {
+  return a.pooled_height == b.pooled_height && a.pooled_width == b.pooled_width &&
+         a.spatial_scale == b.spatial_scale && a.sampling_ratio == b.sampling_ratio &&
+         a.coordinate_mode == b.coordinate_mode && a.pool_mode == b.pool_mode && a.layout == b.layout &&
+         a.dtype == b.dtype;
+}
+
 }  // namespace
 
 std::shared_ptr<SelectedKernel> SelectOrThrow(const roialign_params& params, const std::string& node_name) {
@@ -99,10 +106,15 @@ void RoiAlign::validate_and_infer_types() {
   const ov::Dimension c = map.rank().is_static() ? map[1] : ov::Dimension::dynamic();
   set_output_type(0, map_type, ov::PartialShape{k, c, pooled_height_, pooled_width_});
 
-  // Select once per map type: at construction, and again only if a plugin changes the type (e.g. f16 -> f32).
-  if (map_type.is_static() && (!kernel_ || kernel_type_ != map_type)) {
-    kernel_ = SelectOrThrow(Params(dtype), get_friendly_name());
-    kernel_type_ = map_type;
+  // Select at construction, and again only if the map's type (a plugin may lower f16 to f32) or an attribute
+  // (read from IR, or resolved from the opset) changed since.
+  if (map_type.is_static()) {
+    const roialign_params params = Params(dtype);
+    if (!kernel_ || kernel_type_ != map_type || !SameParams(params, selected_params_)) {
+      kernel_ = SelectOrThrow(params, get_friendly_name());
+      kernel_type_ = map_type;
+      selected_params_ = params;
+    }
   }
 }
 
@@ -119,14 +131,12 @@ bool RoiAlign::visit_attributes(ov::AttributeVisitor& visitor) {
   visitor.on_attribute("sampling_ratio", sampling_ratio_);
   visitor.on_attribute("coordinate_mode", coordinate_mode_);
   visitor.on_attribute("pool_mode", pool_mode_);
-  kernel_.reset();  // attributes may have been read in: select again at the next validation
   return true;
 }
 
 void RoiAlign::ResolveOnnxDefault(int64_t opset) {
   if (coordinate_mode_ != kOnnxOpsetDefault) return;
   coordinate_mode_ = opset >= 16 ? "HALF_PIXEL" : "LEGACY";
-  kernel_.reset();
   validate_and_infer_types();
 }
 

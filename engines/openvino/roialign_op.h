@@ -61,10 +61,11 @@ class RoiAlign : public ov::op::Op {
   int64_t sampling_ratio_ = 0;
   std::string coordinate_mode_ = "HALF_PIXEL";  // LEGACY, HALF_PIXEL or HALF_PIXEL_CENTERED
   std::string pool_mode_ = "AVG";               // AVG, MAX or MAX_ONNX
-  // Selected in validate_and_infer_types (when the map's type is known or changes, e.g. when a plugin lowers
-  // f16 to f32); evaluate only runs it.
+  // Selected in validate_and_infer_types (when the map's type is known, and again if it or an attribute
+  // changes, e.g. when a plugin lowers f16 to f32); evaluate only runs it.
   std::shared_ptr<SelectedKernel> kernel_;
   ov::element::Type kernel_type_;
+  roialign_params selected_params_{};  // what kernel_ was selected for
 };
 
 }  // namespace roialign_openvino

@@ -190,6 +190,7 @@ def test_float16_model(core, tmp_path):
     assert np.all(np.abs(got.astype(np.float64) - ref) <= ulp + 1e-4)
     # The CPU plugin on a CPU without f16 arithmetic lowers the op to f32 (our op then selects the f32 kernel). The
     # model itself, evaluated by OpenVINO's core, runs our f16 kernel on f16 tensors.
+    assert op.get_attributes()["coordinate_mode"] == "HALF_PIXEL"  # reading the attributes keeps the kernel
     out = [ov.Tensor(ov.Type.f16, ov.Shape(list(ref.shape)))]
     assert model.evaluate(out, [ov.Tensor(feeds[k]) for k in ("X", "rois", "batch_indices")])
     assert np.all(np.abs(out[0].data.astype(np.float64) - ref) <= ulp + 1e-4)
@@ -216,3 +217,14 @@ def test_results_do_not_depend_on_the_thread_count(core, tmp_path):
     one = run_ov(core, path, feeds, threads=1)[0]
     two = run_ov(core, path, feeds, threads=2)[0]
     assert np.array_equal(one, two)
+
+
+def test_converted_model_round_trips_through_ir(core, tmp_path):
+    # save_model writes our op's attributes; read_model with the extension builds it again and selects its kernel.
+    path = roi_align_model(tmp_path / "m.onnx", 10, dict(BASE, mode="max"))
+    ir = str(tmp_path / "m.xml")
+    ov.save_model(core.read_model(path), ir, compress_to_fp16=False)
+    (op,) = our_ops(core.read_model(ir))
+    assert op.get_attributes()["coordinate_mode"] == "LEGACY" and op.get_attributes()["pool_mode"] == "MAX_ONNX"
+    feeds = inputs()
+    assert_close(run_ov(core, ir, feeds)[0], run_ort(path, feeds))
