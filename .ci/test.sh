@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every roialign test: the native build (all x86 SIMD targets this CPU runs, the C API from C99, the
-# torchvision cross-check), the Python package (pip install ., pytest), the OpenVINO extension, consumers of the installed package (C++ and
-# C-only), the build without OpenMP, the
+# torchvision cross-check), the Python package (pip install ., pytest), the OpenVINO extension against ONNX
+# Runtime, consumers of the installed package (C++ and C-only), the build without OpenMP, the
 # sanitizers and the fuzzer, and the aarch64 build under qemu on a
 # NEON-only CPU, SVE at 512 bits, and SVE2 at 128 and 256 bits. Exits non-zero on the first failure.
 set -euo pipefail

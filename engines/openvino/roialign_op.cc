@@ -58,8 +58,8 @@ RoiAlign::RoiAlign(const ov::Output<ov::Node>& map, const ov::Output<ov::Node>& 
 roialign_params RoiAlign::Params(roialign_dtype dtype) const {
   roialign::CoordinateMode coord = roialign::CoordinateMode::kLegacy;
   roialign::PoolMode pool;
-  NODE_VALIDATION_CHECK(this,
-                        coordinate_mode_ == kOnnxOpsetDefault || roialign::internal::ParseEnum(coordinate_mode_, &coord),
+  const bool pending = coordinate_mode_ == kOnnxOpsetDefault;  // selects like LEGACY (see the header)
+  NODE_VALIDATION_CHECK(this, pending || roialign::internal::ParseEnum(coordinate_mode_, &coord),
                         "unknown coordinate_mode '", coordinate_mode_, "' (LEGACY, HALF_PIXEL, HALF_PIXEL_CENTERED)");
   NODE_VALIDATION_CHECK(this, roialign::internal::ParseEnum(pool_mode_, &pool), "unknown pool_mode '", pool_mode_,
                         "' (AVG, MAX, MAX_ONNX)");
