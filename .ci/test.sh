@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every roialign test: the native build (all x86 SIMD targets this CPU runs, the C API from C99, the
 # torchvision cross-check), the Python package (pip install ., pytest), roialign inside TVM (libroialign_tvm.so,
-# roialign.tvm), consumers of the installed package (C++ and C-only), the build without OpenMP, the
+# roialign.tvm), the OpenVINO extension against ONNX Runtime, consumers of the installed package (C++ and C-only),
+# the build without OpenMP, the
 # sanitizers and the fuzzer, and the aarch64 build under qemu on a
 # NEON-only CPU, SVE at 512 bits, and SVE2 at 128 and 256 bits. Exits non-zero on the first failure.
 set -euo pipefail
@@ -36,9 +37,27 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
     "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python/test_tvm.py
 fi
 
+if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
+  echo "== OpenVINO extension (engines/openvino) on the openvino wheel's C++ SDK; ONNX models vs ONNX Runtime"
+  # The wheel (with onnx and onnxruntime) is in .peers/ (.ci/setup-debian.sh). CI must test it: a missing
+  # wheel fails here instead of skipping.
+  ovsdk="$root/.peers/openvino/cmake"
+  if [ ! -f "$ovsdk/OpenVINOConfig.cmake" ]; then
+    echo "no OpenVINO SDK at $ovsdk: run .ci/setup-debian.sh (or set ROIALIGN_SKIP_OPENVINO=1)"; exit 1
+  fi
+  cmake -S . -B "$build" -DROIALIGN_BUILD_OPENVINO_EXTENSION=ON -DOpenVINO_DIR="$ovsdk" >/dev/null
+  cmake --build "$build" -j "$jobs" --target roialign_openvino
+  ROIALIGN_REQUIRE_OPENVINO=1 ROIALIGN_PEERS_PATH="$root/.peers" \
+    ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
+    .ci/python -m pytest -p no:cacheprovider -q tests/engines/test_openvino.py
+fi
+
 echo "== installed package consumed by an outside project (examples/)"
 rm -rf "$build/install" "$build/example"
 cmake --install "$build" --prefix "$build/install" >/dev/null
+if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ] && [ ! -f "$build/install/lib/libroialign_openvino.so" ]; then
+  echo "the OpenVINO extension was not installed into lib/"; exit 1
+fi
 cmake -S examples -B "$build/example" -G Ninja -DCMAKE_PREFIX_PATH="$build/install"
 cmake --build "$build/example"
 LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_cpp"

@@ -27,6 +27,9 @@ Peers (each optional; one that cannot be imported or cannot express a workload's
                   max accumulator at 0 instead of -inf (measured, and so written in its source). So it equals
                   our MAX exactly when the feature map is non-negative (e.g. after a ReLU); MAX workloads are timed
                   only then, and MAX_ONNX never.
+                  A second row, variant NCHW+roialign: OpenVINO with this library's extension
+                  (ROIALIGN_OPENVINO_EXTENSION=libroialign_openvino.so) reading the onnxruntime peer's ONNX model, so
+                  its RoiAlign runs roialign's kernel on the CPU plugin's threads (docs/openvino.md).
 
     tvm           Apache TVM (apache-tvm 0.27): a Relax module with one R.vision.roi_align, built by relax.build
                   for llvm with the host CPU (-mcpu from LLVM's host detection) and TVM's default lowering (topi's
@@ -453,6 +456,61 @@ def _load_tvm_dispatch():
     return module
 
 
+class OpenVinoExtensionPeer(OpenVinoPeer):
+    """OpenVINO with libroialign_openvino.so: the ONNX model of the onnxruntime peer, read by core.read_model after
+    core.add_extension (ROIALIGN_OPENVINO_EXTENSION), so RoiAlign runs roialign's kernel on the CPU plugin's threads.
+    The ONNX model cannot express HALF_PIXEL_CENTERED or MAX (see onnxruntime)."""
+    variant = "NCHW+roialign"
+    OPSET = OnnxRuntimePeer.OPSET
+    _model = OnnxRuntimePeer._model
+    check_mode = OnnxRuntimePeer.check_mode
+
+    def __init__(self):
+        super().__init__()
+        path = os.environ.get("ROIALIGN_OPENVINO_EXTENSION", "")
+        if self.unavailable:
+            return
+        try:
+            import onnx
+            from onnx import helper, TensorProto
+            if not os.path.isfile(path):
+                raise ImportError("ROIALIGN_OPENVINO_EXTENSION=%r is not a file (bench/run_layout_report.sh builds "
+                                  "it when the openvino wheel's SDK is in .peers/)" % path)
+            self.core.add_extension(path)
+        except Exception as e:
+            self.unavailable = "no roialign extension: %s" % short_exc(e)
+            return
+        self.onnx, self.helper, self.TensorProto = onnx, helper, TensorProto
+        self.version = self.version.replace("opset9 ROIAlign", "ONNX opset %d RoiAlign + %s" % (
+            self.OPSET, os.path.basename(path)))
+
+    def prepare(self, wl, threads):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:  # read_model takes ONNX from a file
+            path = os.path.join(tmp, "roialign.onnx")
+            with open(path, "wb") as f:
+                f.write(self._model(wl))
+            model = self.core.read_model(path)
+        if not any(op.get_type_name() == "RoialignRoiAlign" for op in model.get_ops()):
+            raise Skip("the extension did not convert RoiAlign")
+        config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
+                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
+        compiled = self.core.compile_model(model, "CPU", config)
+        req = compiled.create_infer_request()
+        inputs = (wl.x, wl.rois4, wl.batch_indices)
+        for i, a in enumerate(inputs):
+            req.set_input_tensor(i, self.ov.Tensor(a, shared_memory=True))
+
+        def run():
+            req.infer()
+
+        def fetch():
+            return np.array(req.get_output_tensor(0).data, dtype=np.float32, copy=True)
+
+        run._keep = (compiled, req, inputs)
+        return run, fetch
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Checking and timing
 # ---------------------------------------------------------------------------------------------------------------
@@ -535,7 +593,7 @@ def make_peers(names):
         elif name == "onnxruntime":
             peers.append(OnnxRuntimePeer())
         elif name == "openvino":
-            peers.append(OpenVinoPeer())
+            peers += [OpenVinoPeer(), OpenVinoExtensionPeer()]
         elif name == "tvm":
             peers += [TvmPeer(layout, dispatch) for dispatch in (False, True) for layout in ("NCHW", "NHWC")]
         else:

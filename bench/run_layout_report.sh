@@ -10,17 +10,26 @@ build=${ROIALIGN_BUILD_DIR:-build-report}
 out=${ROIALIGN_OUT_DIR:-out}
 # With apache-tvm-ffi in .peers/, libroialign_tvm.so is built too: the TVM+roialign rows of the peers need it.
 tvm_ffi_dir="$PWD/.peers/tvm_ffi/share/cmake/tvm_ffi"
-tvm_args=() tvm_target=()
+engine_args=() engine_targets=()
 if [ -d "$tvm_ffi_dir" ]; then
-  tvm_args=(-DROIALIGN_BUILD_TVM_EXTENSION=ON -Dtvm_ffi_DIR="$tvm_ffi_dir") tvm_target=(--target roialign_tvm)
+  engine_args+=(-DROIALIGN_BUILD_TVM_EXTENSION=ON -Dtvm_ffi_DIR="$tvm_ffi_dir") engine_targets+=(roialign_tvm)
+fi
+# With the openvino wheel's C++ SDK in .peers/ (.ci/setup-debian.sh), also the OpenVINO extension, which peers.py
+# times beside OpenVINO's own RoIAlign.
+ovsdk="$PWD/.peers/openvino/cmake"
+if [ -f "$ovsdk/OpenVINOConfig.cmake" ]; then
+  engine_args+=(-DROIALIGN_BUILD_OPENVINO_EXTENSION=ON -DOpenVINO_DIR="$ovsdk") engine_targets+=(roialign_openvino)
 fi
 if [ ! -x "$build/bench/layout_report" ] || [ "${ROIALIGN_REBUILD:-1}" = "1" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_BUILD_TESTS=OFF "${tvm_args[@]}" >&2
-  cmake --build "$build" --target layout_report "${tvm_target[@]}" >&2
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_BUILD_TESTS=OFF "${engine_args[@]}" >&2
+  cmake --build "$build" --target layout_report "${engine_targets[@]}" >&2
 fi
 if [ -f "$build/engines/tvm/libroialign_tvm.so" ]; then
   export ROIALIGN_TVM_LIBRARY="${ROIALIGN_TVM_LIBRARY:-$(realpath "$build/engines/tvm/libroialign_tvm.so")}"
 fi
+ovext="$PWD/$build/engines/openvino/libroialign_openvino.so"
+case "$build" in /*) ovext="$build/engines/openvino/libroialign_openvino.so" ;; esac
+if [ -f "$ovext" ]; then export ROIALIGN_OPENVINO_EXTENSION="$ovext"; fi
 for arg in "$@"; do
   if [ "$arg" = "--help" ] || [ "$arg" = "-h" ]; then
     "$build/bench/layout_report" --help
@@ -32,7 +41,7 @@ mkdir -p "$out/data"
 "$build/bench/layout_report" --json="$out/layout_report.json" --dump-dir="$out/data" "$@"
 if [ -d .peers ]; then export ROIALIGN_PEERS_PATH="$PWD/.peers${ROIALIGN_PEERS_PATH:+:$ROIALIGN_PEERS_PATH}"; fi
 if [ -f bench/peers.py ]; then
-  echo >&2 "timing peers (torchvision, ONNX Runtime, OpenVINO, TVM when installed)..."
+  echo >&2 "timing peers (torchvision, ONNX Runtime, OpenVINO and TVM with and without roialign, when installed)..."
   .ci/python bench/peers.py --data "$out/data" --out "$out/peers.json" || echo >&2 "peers: failed (see above)"
 fi
 if [ -f bench/plot_layouts.py ]; then
