@@ -30,8 +30,8 @@ struct Peaks {
 class PeakMeter {
  public:
   PeakMeter(double read_bytes, double write_bytes);
-  // One measurement now with `threads` threads: each rate and the move are the best of two back-to-back runs,
-  // so the buffers are as warm as a repeated kernel's data can be.
+  // One measurement now with `threads` threads: each rate is the best of two back-to-back runs, the move the
+  // best of four passes in alternating directions (each starts on the data the caches kept from the last).
   Peaks Measure(int threads);
 
  private:
