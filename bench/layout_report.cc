@@ -246,8 +246,8 @@ int Main(int argc, char** argv) {
   std::vector<LimitRow> limits;
   std::vector<std::string> violations;  // rows above their limit
   std::printf("%-9s %-7s %-5s %3s | %-31s | %-31s | %-20s | %-20s | %s\n", "workload", "isa", "dtype", "thr",
-              "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NHWC->NCHW->NHWC ms", "NCHW->NHWC->NCHW ms",
-              "winner");
+              "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NHWC->NCHW->NHWC ms",
+              "NCHW->NHWC->NCHW ms", "winner");
   for (const WorkloadSpec& spec : specs) {
     std::fprintf(stderr, "building workload %s...\n", spec.name.c_str());
     const Workload w = MakeWorkload(spec);
@@ -327,7 +327,8 @@ int Main(int argc, char** argv) {
           lr.median.gadd_per_s = Median(add);
           lr.median.move_seconds = Median(move);
           limits.push_back(lr);
-          std::fprintf(stderr, "    limit %.2f ms, rounds' median %.2f ms (compute %.2f, memory %.2f): best of %d rounds "
+          std::fprintf(stderr,
+                       "    limit %.2f ms, rounds' median %.2f ms (compute %.2f, memory %.2f): best of %d rounds "
                        "%.1f GFMA/s + %.1f GADD/s, move %.2f ms = %.1f GB/s (medians %.1f, %.1f, %.2f ms)\n",
                        lr.limit.seconds * 1e3, lr.limit_median_seconds * 1e3,
                        lr.limit.compute_seconds * 1e3, lr.limit.memory_seconds * 1e3, repeats, lr.best.gfma_per_s,
@@ -368,7 +369,8 @@ int Main(int argc, char** argv) {
     // Per thread count, the best arithmetic rates of every round of the run.
     std::vector<Peaks> by_threads(threads.size());
     for (const LimitRow& l : limits) {
-      Peaks& p = by_threads[static_cast<size_t>(std::find(threads.begin(), threads.end(), l.threads) - threads.begin())];
+      const auto at = std::find(threads.begin(), threads.end(), l.threads);
+      Peaks& p = by_threads[static_cast<size_t>(at - threads.begin())];
       p.gfma_per_s = std::max(p.gfma_per_s, l.best.gfma_per_s);
       p.gadd_per_s = std::max(p.gadd_per_s, l.best.gadd_per_s);
     }
@@ -385,7 +387,8 @@ int Main(int argc, char** argv) {
     for (size_t i = 0; i < limits.size(); ++i) {
       const LimitRow& l = limits[i];
       j << "    {\"workload\": \"" << l.workload << "\", \"isa\": \"" << l.isa << "\", \"dtype\": \"" << l.dtype
-        << "\", \"threads\": " << l.threads << ", \"ops_bound\": " << l.ops_bound << ", \"read_bytes\": " << l.read_bytes
+        << "\", \"threads\": " << l.threads << ", \"ops_bound\": " << l.ops_bound
+        << ", \"read_bytes\": " << l.read_bytes
         << ", \"write_bytes\": " << l.write_bytes << ", \"limit_ms\": " << l.limit.seconds * 1e3
         << ", \"limit_ms_rounds_median\": " << l.limit_median_seconds * 1e3
         << ", \"compute_ms\": " << l.limit.compute_seconds * 1e3 << ", \"memory_ms\": " << l.limit.memory_seconds * 1e3
@@ -400,7 +403,8 @@ int Main(int argc, char** argv) {
       j << "    {\"workload\": \"" << r.workload << "\", \"isa\": \"" << r.isa << "\", \"dtype\": \"" << r.dtype
         << "\", \"threads\": " << r.threads << ", \"path\": \"" << r.path << "\", \"ms\": " << r.ms
         << ", \"ms_min\": " << r.ms_min << ", \"fraction_of_limit\": " << r.fraction
- << ", \"fraction_of_limit_median\": " << r.fraction_median << ", \"gfma_per_s\": " << r.gfma << ", \"load_gb_per_s\": " << r.load_gb << "}"
+        << ", \"fraction_of_limit_median\": " << r.fraction_median << ", \"gfma_per_s\": " << r.gfma
+        << ", \"load_gb_per_s\": " << r.load_gb << "}"
         << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";
