@@ -11,10 +11,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/limit.h"
 #include "bench/workloads.h"
 #include "core/enums.h"
 #include "strategy/registry.h"
@@ -41,13 +43,16 @@ Usage: layout_report [options]
   --threads=a,b       thread counts (default: 1 and all cores)
   --dtypes=a,b        feature-map and output dtypes (default: f32): f32, f16, bf16 (16-bit maps are the f32
                         map rounded to nearest even; an ISA that does not serve a dtype is skipped)
-  --repeats=N         timed runs per measurement; the median is reported (default 5)
+  --repeats=N         rounds (default 7): each round measures the peaks and then times every path once (after
+                        an untimed run), in an order that reverses from round to round
   --json=FILE         write the results as JSON (schema in docs/layouts.md)
   --dump-dir=DIR      write each workload's map, RoIs and our NCHW result there, for bench/peers.py
   --help              this text
 
-Columns: ms = median wall time; "lim%" = fraction_of_limit = roofline time / measured time, where the roofline
-uses the FMA rate and memory bandwidths measured at the start of this run. Progress goes to stderr.
+Columns: ms = minimum/median wall time over the rounds; "lim%" = fraction_of_limit = limit / minimum time, then
+limit / median time, where the limit (docs/performance-model.md) is a lower bound on any kernel's time from the
+best peaks of the rounds. A fraction above 100% would disprove the limit: the report then says so and exits with
+status 3. The spread of the limit itself (the median of the rounds' limits) goes to stderr with the progress.
 )";
 
 std::vector<std::string> Split(const std::string& s, char sep) {
@@ -64,21 +69,36 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Median seconds of `repeats` runs after one warm-up run; a failing run aborts with its message.
-double TimeMedian(int repeats, const std::function<Status()>& run) {
-  Status s = run();
+// Runs `run` once, exiting with its message if it fails.
+void RunOrExit(const std::function<Status()>& run) {
+  const Status s = run();
   if (!s.ok()) {
     std::fprintf(stderr, "error: %s\n", s.message().c_str());
     std::exit(1);
   }
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    const double t0 = Now();
-    run();
-    times.push_back(Now() - t0);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// The round robin: each of `rounds` rounds measures the machine's peaks, then runs every path untimed and timed,
+// in an order that reverses from round to round, so that the limit and the times see the same machine.
+// Returns per round the peaks and each path's seconds.
+void RoundRobin(int rounds, int threads, PeakMeter* meter, const std::vector<std::function<Status()>>& paths,
+                std::vector<Peaks>* peaks, std::vector<std::vector<double>>* seconds) {
+  seconds->assign(paths.size(), {});
+  for (int r = 0; r < rounds; ++r) {
+    peaks->push_back(meter->Measure(threads));
+    for (size_t k = 0; k < paths.size(); ++k) {
+      const size_t i = r % 2 ? paths.size() - 1 - k : k;
+      RunOrExit(paths[i]);
+      const double t0 = Now();
+      paths[i]();
+      (*seconds)[i].push_back(Now() - t0);
+    }
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
@@ -122,7 +142,17 @@ void WriteFile(const std::string& path, const void* data, size_t bytes) {
 struct Row {
   std::string workload, isa, dtype, path;
   int threads;
-  double ms, fraction, gfma, load_gb;
+  double ms, ms_min, fraction, fraction_median, gfma, load_gb;
+};
+
+// The limit of one (workload, ISA, dtype, threads): its best and per-round peaks.
+struct LimitRow {
+  std::string workload, isa, dtype;
+  int threads;
+  double ops_bound, read_bytes, write_bytes;
+  Peaks best, median;
+  Limit limit;
+  double limit_median_seconds;  // the median of the rounds' limits, each from its own round's peaks
 };
 
 }  // namespace
@@ -131,7 +161,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> workload_names, isas;
   std::vector<DType> dtypes = {DType::kF32};
   std::vector<int> threads = {1, omp_get_num_procs()};
-  int repeats = 5;
+  int repeats = 7;
   std::string json_path, dump_dir, custom;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -212,17 +242,12 @@ int Main(int argc, char** argv) {
     return 2;
   }
 
-  std::vector<Peaks> peaks;
-  for (int t : threads) {
-    std::fprintf(stderr, "measuring machine peaks with %d thread(s)...\n", t);
-    peaks.push_back(MeasurePeaks(t));
-    std::fprintf(stderr, "  %.1f GFMA/s, write %.1f GB/s, read %.1f GB/s\n", peaks.back().gfma_per_s,
-                 peaks.back().write_gb_per_s, peaks.back().read_gb_per_s);
-  }
-
   std::vector<Row> rows;
-  std::printf("%-9s %-7s %-5s %3s | %16s | %16s | %20s | %20s | %s\n", "workload", "isa", "dtype", "thr",
-              "NCHW ms (lim%)", "NHWC ms (lim%)", "NHWC->NCHW->NHWC ms", "NCHW->NHWC->NCHW ms", "winner");
+  std::vector<LimitRow> limits;
+  std::vector<std::string> violations;  // rows above their limit
+  std::printf("%-9s %-7s %-5s %3s | %-31s | %-31s | %-20s | %-20s | %s\n", "workload", "isa", "dtype", "thr",
+              "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NHWC->NCHW->NHWC ms",
+              "NCHW->NHWC->NCHW ms", "winner");
   for (const WorkloadSpec& spec : specs) {
     std::fprintf(stderr, "building workload %s...\n", spec.name.c_str());
     const Workload w = MakeWorkload(spec);
@@ -245,8 +270,14 @@ int Main(int argc, char** argv) {
       j << "]}\n";
     }
     const int64_t C = spec.channels, H = spec.height, W = spec.width, K = spec.num_rois, P = spec.pooled;
+    // Buffers of the bytes that must move, per dtype (bench/limit.h).
+    std::vector<std::unique_ptr<PeakMeter>> meters;
+    for (DType dtype : dtypes) {
+      meters.push_back(std::make_unique<PeakMeter>(Bytes(w.distinct_input_bytes, dtype), Bytes(w.output_bytes, dtype)));
+    }
     for (const internal::IsaTarget* t : targets) {
-      for (DType dtype : dtypes) {
+      for (size_t di = 0; di < dtypes.size(); ++di) {
+        const DType dtype = dtypes[di];
         const SelectResult nchw = Select(t->target, w.ParamsFor(Layout::kNCHW, dtype));
         const SelectResult nhwc = Select(t->target, w.ParamsFor(Layout::kNHWC, dtype));
         if (!nchw.ok() || !nhwc.ok()) {
@@ -261,65 +292,129 @@ int Main(int argc, char** argv) {
           Inputs in_nchw_t = in_nchw, in_nhwc_t = in_nhwc;
           in_nchw_t.input = map_t.data();
           in_nhwc_t.input = map_t.data();
-          const double s_nchw = TimeMedian(repeats, [&] { return nchw->Run(in_nchw, out.data(), nt); });
-          const double s_nhwc = TimeMedian(repeats, [&] { return nhwc->Run(in_nhwc, out.data(), nt); });
-          const double s_via_nchw = TimeMedian(repeats, [&] {
-            Status s = NhwcToNchw(dtype, in_nhwc.input, 1, C, H, W, map_t.data(), nt);
-            if (s.ok()) s = nchw->Run(in_nchw_t, out_t.data(), nt);
-            if (s.ok()) s = NchwToNhwc(dtype, out_t.data(), K, C, P, P, out.data(), nt);
-            return s;
-          });
-          const double s_via_nhwc = TimeMedian(repeats, [&] {
-            Status s = NchwToNhwc(dtype, in_nchw.input, 1, C, H, W, map_t.data(), nt);
-            if (s.ok()) s = nhwc->Run(in_nhwc_t, out_t.data(), nt);
-            if (s.ok()) s = NhwcToNchw(dtype, out_t.data(), K, C, P, P, out.data(), nt);
-            return s;
-          });
-          const double lim = LimitSeconds(w, peaks[ti], dtype);
-          const struct {
-            const char* path;
-            double s;
-          } results[] = {{"NCHW", s_nchw},
-                         {"NHWC", s_nhwc},
-                         {"NHWC->NCHW kernel->NHWC", s_via_nchw},
-                         {"NCHW->NHWC kernel->NCHW", s_via_nhwc}};
-          for (const auto& r : results) {
-            rows.push_back({spec.name, t->isa, ToString(dtype), r.path, nt, r.s * 1e3, lim / r.s, w.fmas / r.s / 1e9,
-                            Bytes(w.loaded_bytes, dtype) / r.s / 1e9});
+          const std::vector<std::function<Status()>> paths = {
+              [&] { return nchw->Run(in_nchw, out.data(), nt); },
+              [&] { return nhwc->Run(in_nhwc, out.data(), nt); },
+              [&] {
+                Status s = NhwcToNchw(dtype, in_nhwc.input, 1, C, H, W, map_t.data(), nt);
+                if (s.ok()) s = nchw->Run(in_nchw_t, out_t.data(), nt);
+                if (s.ok()) s = NchwToNhwc(dtype, out_t.data(), K, C, P, P, out.data(), nt);
+                return s;
+              },
+              [&] {
+                Status s = NchwToNhwc(dtype, in_nchw.input, 1, C, H, W, map_t.data(), nt);
+                if (s.ok()) s = nhwc->Run(in_nhwc_t, out_t.data(), nt);
+                if (s.ok()) s = NhwcToNchw(dtype, out_t.data(), K, C, P, P, out.data(), nt);
+                return s;
+              }};
+          const char* const names[] = {"NCHW", "NHWC", "NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"};
+          std::vector<Peaks> peaks;
+          std::vector<std::vector<double>> seconds;
+          RoundRobin(repeats, nt, meters[di].get(), paths, &peaks, &seconds);
+          LimitRow lr{spec.name, t->isa, ToString(dtype), nt, w.ops_bound, Bytes(w.distinct_input_bytes, dtype),
+                      Bytes(w.output_bytes, dtype), Best(peaks), {}, {}, 0};
+          lr.limit = LimitOf(w, lr.best);
+          std::vector<double> fma, add, move, limit;
+          for (const Peaks& p : peaks) {
+            fma.push_back(p.gfma_per_s);
+            add.push_back(p.gadd_per_s);
+            move.push_back(p.move_seconds);
+            limit.push_back(LimitOf(w, p).seconds);
           }
+          lr.limit_median_seconds = Median(limit);
+          lr.median = lr.best;
+          lr.median.gfma_per_s = Median(fma);
+          lr.median.gadd_per_s = Median(add);
+          lr.median.move_seconds = Median(move);
+          limits.push_back(lr);
+          std::fprintf(stderr,
+                       "    limit %.2f ms, rounds' median %.2f ms (compute %.2f, memory %.2f): best of %d rounds "
+                       "%.1f GFMA/s + %.1f GADD/s, move %.2f ms = %.1f GB/s (medians %.1f, %.1f, %.2f ms)\n",
+                       lr.limit.seconds * 1e3, lr.limit_median_seconds * 1e3,
+                       lr.limit.compute_seconds * 1e3, lr.limit.memory_seconds * 1e3, repeats, lr.best.gfma_per_s,
+                       lr.best.gadd_per_s, lr.best.move_seconds * 1e3, lr.best.moved_bytes / lr.best.move_seconds / 1e9,
+                       lr.median.gfma_per_s, lr.median.gadd_per_s, lr.median.move_seconds * 1e3);
+          std::vector<Row> now;
+          for (size_t i = 0; i < paths.size(); ++i) {
+            const double best = *std::min_element(seconds[i].begin(), seconds[i].end()), median = Median(seconds[i]);
+            now.push_back({spec.name, t->isa, ToString(dtype), names[i], nt, median * 1e3, best * 1e3,
+                           lr.limit.seconds / best, lr.limit.seconds / median, w.fmas / best / 1e9,
+                           Bytes(w.loaded_bytes, dtype) / best / 1e9});
+            if (now.back().fraction > 1.0) {
+              violations.push_back(spec.name + " " + t->isa + " " + ToString(dtype) + " " + std::to_string(nt) +
+                                   " thread(s) " + names[i] + ": " + std::to_string(100 * now.back().fraction) + "%");
+            }
+          }
+          rows.insert(rows.end(), now.begin(), now.end());
+          const double s_nchw = now[0].ms_min / 1e3, s_nhwc = now[1].ms_min / 1e3;
           const bool nhwc_wins = s_nhwc < s_nchw;
           char winner[96];
           std::snprintf(winner, sizeof(winner), "%s %.2fx faster", nhwc_wins ? "NHWC" : "NCHW",
                         nhwc_wins ? s_nchw / s_nhwc : s_nhwc / s_nchw);
-          std::printf("%-9s %-7s %-5s %3d | %8.2f (%4.1f%%) | %8.2f (%4.1f%%) | %20.2f | %20.2f | %s\n",
-                      spec.name.c_str(), t->isa, ToString(dtype), nt, s_nchw * 1e3, 100 * lim / s_nchw, s_nhwc * 1e3,
-                      100 * lim / s_nhwc, s_via_nchw * 1e3, s_via_nhwc * 1e3, winner);
+          auto cell = [](const Row& r) {
+            char c[64];
+            std::snprintf(c, sizeof(c), "%7.2f/%7.2f (%5.1f/%5.1f%%)", r.ms_min, r.ms, 100 * r.fraction,
+                          100 * r.fraction_median);
+            return std::string(c);
+          };
+          std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | %s\n", spec.name.c_str(),
+                      t->isa, ToString(dtype), nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
+                      now[3].ms_min, now[3].ms, winner);
           std::fflush(stdout);
         }
       }
     }
   }
   if (!json_path.empty()) {
+    // Per thread count, the best arithmetic rates of every round of the run.
+    std::vector<Peaks> by_threads(threads.size());
+    for (const LimitRow& l : limits) {
+      const auto at = std::find(threads.begin(), threads.end(), l.threads);
+      Peaks& p = by_threads[static_cast<size_t>(at - threads.begin())];
+      p.gfma_per_s = std::max(p.gfma_per_s, l.best.gfma_per_s);
+      p.gadd_per_s = std::max(p.gadd_per_s, l.best.gadd_per_s);
+    }
     std::ofstream j(json_path);
     j << "{\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()
-      << ")\", \"threads\": " << omp_get_num_procs() << ", \"peak_gfma_per_s\": " << peaks.back().gfma_per_s
-      << ", \"write_gb_per_s\": " << peaks.back().write_gb_per_s << ", \"read_gb_per_s\": " << peaks.back().read_gb_per_s
+      << ")\", \"threads\": " << omp_get_num_procs() << ", \"peak_gfma_per_s\": " << by_threads.back().gfma_per_s
+      << ", \"peak_gadd_per_s\": " << by_threads.back().gadd_per_s << ", \"rounds\": " << repeats
       << ", \"peaks_by_threads\": [";
     for (size_t i = 0; i < threads.size(); ++i) {
-      j << (i ? ", " : "") << "{\"threads\": " << threads[i] << ", \"peak_gfma_per_s\": " << peaks[i].gfma_per_s
-        << ", \"write_gb_per_s\": " << peaks[i].write_gb_per_s << ", \"read_gb_per_s\": " << peaks[i].read_gb_per_s << "}";
+      j << (i ? ", " : "") << "{\"threads\": " << threads[i] << ", \"peak_gfma_per_s\": " << by_threads[i].gfma_per_s
+        << ", \"peak_gadd_per_s\": " << by_threads[i].gadd_per_s << "}";
     }
-    j << "]},\n  \"results\": [\n";
+    j << "]},\n  \"limits\": [\n";
+    for (size_t i = 0; i < limits.size(); ++i) {
+      const LimitRow& l = limits[i];
+      j << "    {\"workload\": \"" << l.workload << "\", \"isa\": \"" << l.isa << "\", \"dtype\": \"" << l.dtype
+        << "\", \"threads\": " << l.threads << ", \"ops_bound\": " << l.ops_bound
+        << ", \"read_bytes\": " << l.read_bytes
+        << ", \"write_bytes\": " << l.write_bytes << ", \"limit_ms\": " << l.limit.seconds * 1e3
+        << ", \"limit_ms_rounds_median\": " << l.limit_median_seconds * 1e3
+        << ", \"compute_ms\": " << l.limit.compute_seconds * 1e3 << ", \"memory_ms\": " << l.limit.memory_seconds * 1e3
+        << ", \"gfma_per_s\": {\"best\": " << l.best.gfma_per_s << ", \"median\": " << l.median.gfma_per_s
+        << "}, \"gadd_per_s\": {\"best\": " << l.best.gadd_per_s << ", \"median\": " << l.median.gadd_per_s
+        << "}, \"move_ms\": {\"best\": " << l.best.move_seconds * 1e3 << ", \"median\": " << l.median.move_seconds * 1e3
+        << "}}" << (i + 1 < limits.size() ? "," : "") << "\n";
+    }
+    j << "  ],\n  \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       j << "    {\"workload\": \"" << r.workload << "\", \"isa\": \"" << r.isa << "\", \"dtype\": \"" << r.dtype
-        << "\", \"threads\": " << r.threads
-        << ", \"path\": \"" << r.path << "\", \"ms\": " << r.ms << ", \"fraction_of_limit\": " << r.fraction
-        << ", \"gfma_per_s\": " << r.gfma << ", \"load_gb_per_s\": " << r.load_gb << "}"
+        << "\", \"threads\": " << r.threads << ", \"path\": \"" << r.path << "\", \"ms\": " << r.ms
+        << ", \"ms_min\": " << r.ms_min << ", \"fraction_of_limit\": " << r.fraction
+        << ", \"fraction_of_limit_median\": " << r.fraction_median << ", \"gfma_per_s\": " << r.gfma
+        << ", \"load_gb_per_s\": " << r.load_gb << "}"
         << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";
     std::fprintf(stderr, "wrote %s\n", json_path.c_str());
+  }
+  if (!violations.empty()) {
+    std::fprintf(stderr, "error: measured faster than the limit, which is meant to be a lower bound "
+                         "(docs/performance-model.md):\n");
+    for (const std::string& v : violations) std::fprintf(stderr, "  %s\n", v.c_str());
+    return 3;
   }
   return 0;
 }

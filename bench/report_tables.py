@@ -3,10 +3,11 @@
 
   bench/report_tables.py [OUT_DIR]        (default: out; reads layout_report.json and, if present, peers.json)
 
-Prints: the peaks, the layout table (every ISA), the AVX2 detail table (avx2: ms, GFMA/s, load GB/s,
-fraction_of_limit, torchvision's time over ours), thread scaling, all of them f32; the 16-bit dtypes against f32
-when the run had them (--dtypes); and the peers against our faster kernel.
-Every ratio in it comes from the one run.
+Prints: the limits and peaks, the layout table (every ISA), the AVX2 summary (workload x layout x threads: ms min
+and median, fraction_of_limit at each, speed-up against every peer), the AVX2 detail table (GFMA/s, load GB/s,
+targets), thread scaling, all of them f32; the 16-bit dtypes against f32 when the run had them (--dtypes); and the
+peers against our faster kernel. Every ratio in it comes from the one run. Times are medians of the rounds unless
+marked min; speed-ups are a peer's median over ours.
 """
 import json
 import os
@@ -22,6 +23,23 @@ def rank(workload):
     return ORDER.index(workload) if workload in ORDER else len(ORDER)
 
 
+def print_summary(rows, peers):
+    """workload x layout x threads -> ms (min / median), fraction_of_limit (at the min / at the median), and the
+    speed-up against every peer that ran (its median time over our median time, same workload and threads)."""
+    labels = sorted({(p["peer"], p["variant"]) for p in peers})
+    times = {(p["workload"], p["threads"], p["peer"], p["variant"]): p["ms"] for p in peers}
+    print("\n| workload | layout | threads | ms min / median | fraction_of_limit min / median |"
+          + "".join(f" {peer} {variant} / ours |" for peer, variant in labels))
+    print("|---|---|---|---|---|" + "---|" * len(labels))
+    for r in rows:
+        cells = [r["workload"], r["path"], str(r["threads"]), f"{r.get('ms_min', r['ms']):.1f} / {r['ms']:.1f}",
+                 f"{100 * r['fraction_of_limit']:.1f}% / {100 * r.get('fraction_of_limit_median', float('nan')):.1f}%"]
+        for peer, variant in labels:
+            t = times.get((r["workload"], r["threads"], peer, variant))
+            cells.append(f"{t / r['ms']:.1f}x" if t else "")
+        print("| " + " | ".join(cells) + " |")
+
+
 def main(argv):
     out = argv[1] if len(argv) > 1 else "out"
     report = json.load(open(os.path.join(out, "layout_report.json")))
@@ -32,10 +50,29 @@ def main(argv):
     results = [r for r in everything if r.get("dtype", "F32") == "F32"]  # the tables below are f32
     by = {(r["workload"], r["isa"], r["threads"], r["path"]): r for r in results}
 
-    print("Peaks measured at the start of the run:")
-    for p in report["machine"]["peaks_by_threads"]:
-        print(f"- {p['threads']} thread(s): {p['peak_gfma_per_s']:.0f} GFMA/s, write {p['write_gb_per_s']:.1f} GB/s, "
-              f"read {p['read_gb_per_s']:.1f} GB/s")
+    limits = report.get("limits", [])
+    if limits:
+        print(f"Limits (lower bounds on any kernel's time; peaks measured in each of {report['machine'].get('rounds')} "
+              "rounds beside the kernels; best of the rounds, then the rounds' median):")
+        print("\n| workload | ISA | dtype | threads | limit ms | rounds' median ms | compute ms | memory ms "
+              "| GFMA/s | GADD/s | move GB/s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for l in sorted(limits, key=lambda l: (rank(l["workload"]), l["isa"], l["dtype"], l["threads"])):
+            moved = (l["read_bytes"] + l["write_bytes"]) / 1e6
+            print(f"| {l['workload']} | {l['isa']} | {l['dtype']} | {l['threads']} | {l['limit_ms']:.2f} | "
+                  f"{l['limit_ms_rounds_median']:.2f} | {l['compute_ms']:.2f} | {l['memory_ms']:.2f} | "
+                  f"{l['gfma_per_s']['best']:.0f} / {l['gfma_per_s']['median']:.0f} | "
+                  f"{l['gadd_per_s']['best']:.0f} / {l['gadd_per_s']['median']:.0f} | "
+                  f"{moved / l['move_ms']['best']:.1f} / {moved / l['move_ms']['median']:.1f} |")
+    else:  # a run of the earlier model
+        print("Peaks measured at the start of the run:")
+        for p in report["machine"]["peaks_by_threads"]:
+            print(f"- {p['threads']} thread(s): {p['peak_gfma_per_s']:.0f} GFMA/s, write {p['write_gb_per_s']:.1f} "
+                  f"GB/s, read {p['read_gb_per_s']:.1f} GB/s")
+
+    def cell(r):  # min / median ms (fraction_of_limit at the min); a run of the earlier model has one time
+        return (f"{r['ms_min']:.1f} / {r['ms']:.1f} ({100 * r['fraction_of_limit']:.1f}%)" if "ms_min" in r
+                else f"{r['ms']:.1f} ({100 * r['fraction_of_limit']:.1f}%)")
 
     print("\n| workload | ISA | threads | NCHW ms (lim) | NHWC ms (lim) | NHWC data → NCHW kernel ms "
           "| NCHW data → NHWC kernel ms | faster kernel |")
@@ -49,16 +86,17 @@ def main(argv):
             continue
         x1, x2 = by.get((w, isa, t, TRANSFORMS[0])), by.get((w, isa, t, TRANSFORMS[1]))
         faster = f"NHWC {a['ms'] / b['ms']:.2f}x" if b["ms"] <= a["ms"] else f"NCHW {b['ms'] / a['ms']:.2f}x"
-        print(f"| {w} | {isa} | {t} | {a['ms']:.1f} ({100 * a['fraction_of_limit']:.1f}%) | "
-              f"{b['ms']:.1f} ({100 * b['fraction_of_limit']:.1f}%) | {x1['ms'] if x1 else float('nan'):.1f} | "
+        print(f"| {w} | {isa} | {t} | {cell(a)} | {cell(b)} | {x1['ms'] if x1 else float('nan'):.1f} | "
               f"{x2['ms'] if x2 else float('nan'):.1f} | {faster} |")
+
+    rows = sorted((r for r in results if r["isa"] == "avx2" and r["path"] in ("NCHW", "NHWC")),
+                  key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["threads"]))
+    print_summary(rows, ok)
 
     tv = {(p["workload"], p["threads"]): p["ms"] for p in ok if p["peer"] == "torchvision" and p["variant"] == "NCHW"}
     print("\n| workload | layout | threads | ms | GFMA/s (direct count) | load GB/s | fraction_of_limit "
           "| target (2 threads) | torchvision NCHW ms / ours |")
     print("|---|---|---|---|---|---|---|---|---|")
-    rows = sorted((r for r in results if r["isa"] == "avx2" and r["path"] in ("NCHW", "NHWC")),
-                  key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["threads"]))
     for r in rows:
         t = tv.get((r["workload"], r["threads"]))
         target = TARGETS.get((r["workload"], r["path"]), "") if r["threads"] > 1 else ""

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "bench/limit.h"
 #include "core/enums.h"
 #include "kernels/half_float.h"
 #include "kernels/merged_taps.h"
@@ -136,6 +137,7 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
     const internal::AxisGeometry gy = internal::AxisOf(r[2], r[4], spec.pooled, params);
     const internal::AxisGeometry gx = internal::AxisOf(r[1], r[3], spec.pooled, params);
     w.fmas += static_cast<double>(C * spec.pooled * spec.pooled * 4 * gy.grid * gx.grid);
+    w.ops_bound += static_cast<double>(C) * RoiOpsLowerBound(gy, gx, spec.pooled, H, W);
     w.loaded_bytes += static_cast<double>(C) * 4.0 * LoadedPixels(gy, gx, spec, H, W);
     for (int64_t ph = 0; ph < spec.pooled; ++ph) {
       for (int64_t iy = 0; iy < gy.grid; ++iy) {
@@ -168,13 +170,6 @@ AlignedBuffer::AlignedBuffer(size_t n) : ptr(nullptr, &std::free), count(n) {
 
 double Bytes(double f32_bytes, DType dtype) {
   return f32_bytes * static_cast<double>(internal::BytesOf(dtype)) / 4.0;
-}
-
-double LimitSeconds(const Workload& w, const Peaks& peaks, DType dtype) {
-  const double compute = w.fmas / (peaks.gfma_per_s * 1e9);
-  const double memory = Bytes(w.output_bytes, dtype) / (peaks.write_gb_per_s * 1e9) +
-                        Bytes(w.distinct_input_bytes, dtype) / (peaks.read_gb_per_s * 1e9);
-  return std::max(compute, memory);
 }
 
 }  // namespace bench

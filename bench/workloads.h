@@ -37,6 +37,7 @@ struct Workload {
   std::vector<float> nchw, nhwc, rois;
   std::vector<uint16_t> nchw_f16, nhwc_f16, nchw_bf16, nhwc_bf16;
   double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
+  double ops_bound = 0;         // operations any kernel needs: C * RoiOpsLowerBound summed over RoIs (bench/limit.h)
   // Bytes below are for f32 elements; Bytes() gives them for another dtype.
   double output_bytes = 0;
   double distinct_input_bytes = 0;  // pixels any tap touches, times C * 4
@@ -61,16 +62,6 @@ struct AlignedBuffer {
   std::unique_ptr<float, void (*)(void*)> ptr;
   size_t count;
 };
-
-// Machine peaks measured now with `threads` threads.
-struct Peaks {
-  double gfma_per_s = 0, write_gb_per_s = 0, read_gb_per_s = 0;
-};
-Peaks MeasurePeaks(int threads);
-
-// docs/performance-model.md: T_lim = max(FMAs / peak, output bytes / write bw + distinct input bytes / read bw), seconds,
-// with the bytes of `dtype`.
-double LimitSeconds(const Workload& w, const Peaks& peaks, DType dtype = DType::kF32);
 
 }  // namespace bench
 }  // namespace roialign

@@ -1,0 +1,62 @@
+#include "bench/limit.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace roialign {
+namespace bench {
+namespace {
+
+// Along one axis: the distinct pixel indices with a nonzero weight in some bin (the RoI's rows or columns), and
+// the number of bins with at least one.
+void AxisDependence(const internal::AxisGeometry& g, int64_t pooled, int64_t size, int64_t* pixels, int64_t* bins) {
+  std::vector<internal::AxisTap> taps(static_cast<size_t>(pooled * g.grid));
+  internal::FillAxisTaps(g, pooled, size, taps.data());
+  std::vector<int64_t> all;
+  *bins = 0;
+  for (int64_t b = 0; b < pooled; ++b) {
+    const size_t before = all.size();
+    for (int64_t i = 0; i < g.grid; ++i) {
+      const internal::AxisTap& t = taps[static_cast<size_t>(b * g.grid + i)];
+      if (!t.valid) continue;  // an outside sample contributes a constant 0
+      if (t.w_lo != 0.0f) all.push_back(t.lo);
+      if (t.w_hi != 0.0f) all.push_back(t.hi);
+    }
+    *bins += all.size() > before ? 1 : 0;
+  }
+  std::sort(all.begin(), all.end());
+  *pixels = std::unique(all.begin(), all.end()) - all.begin();
+}
+
+}  // namespace
+
+double RoiOpsLowerBound(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
+                        int64_t W) {
+  // A bin depends on pixel (r, c) iff r has a nonzero weight along y and c along x in that bin (every pair of a
+  // valid y sample and a valid x sample is a sample), so the RoI's pixels and bins are products of the axes'.
+  int64_t rows, bins_y, cols, bins_x;
+  AxisDependence(gy, pooled, H, &rows, &bins_y);
+  AxisDependence(gx, pooled, W, &cols, &bins_x);
+  return static_cast<double>(std::max<int64_t>(0, rows * cols - bins_y * bins_x));
+}
+
+Peaks Best(const std::vector<Peaks>& measurements) {
+  Peaks best = measurements.at(0);
+  for (const Peaks& p : measurements) {
+    best.gfma_per_s = std::max(best.gfma_per_s, p.gfma_per_s);
+    best.gadd_per_s = std::max(best.gadd_per_s, p.gadd_per_s);
+    best.move_seconds = std::min(best.move_seconds, p.move_seconds);
+  }
+  return best;
+}
+
+Limit LimitOf(const Workload& w, const Peaks& peaks) {
+  Limit l;
+  l.compute_seconds = w.ops_bound / ((peaks.gfma_per_s + peaks.gadd_per_s) * 1e9);
+  l.memory_seconds = peaks.move_seconds;
+  l.seconds = std::max(l.compute_seconds, l.memory_seconds);
+  return l;
+}
+
+}  // namespace bench
+}  // namespace roialign

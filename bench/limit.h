@@ -1,0 +1,55 @@
+// The limit of docs/performance-model.md: a lower bound on the time of any correct roi_align of a workload, from
+// work that cannot be avoided (arithmetic after merging taps, bytes that must move) and peaks measured on this
+// machine beside the kernel timings.
+#ifndef ROIALIGN_BENCH_LIMIT_H_
+#define ROIALIGN_BENCH_LIMIT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "bench/workloads.h"
+#include "kernels/roi_geometry.h"
+
+namespace roialign {
+namespace bench {
+
+// Per channel, the two-operand operations any kernel needs for one RoI (axes gy, gx of a map H x W, `pooled`
+// bins per axis): D - B, where D is the number of distinct pixels the RoI's output depends on (a nonzero weight)
+// and B the number of bins that depend on any pixel (docs/performance-model.md has the argument). 0 if D <= B.
+double RoiOpsLowerBound(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
+                        int64_t W);
+
+// One measurement of the machine: lane-operation rates of FMAs and of adds, and the time one pass that reads a
+// buffer of the workload's distinct input bytes and writes one of its output bytes takes.
+struct Peaks {
+  double gfma_per_s = 0, gadd_per_s = 0;
+  double move_seconds = 0, moved_bytes = 0;
+};
+
+// Measures Peaks for a workload's byte counts; owns the buffers, so that repeated measurements reuse them.
+class PeakMeter {
+ public:
+  PeakMeter(double read_bytes, double write_bytes);
+  // One measurement now with `threads` threads: each rate is the best of two back-to-back runs, the move the
+  // best of four passes in alternating directions (each starts on the data the caches kept from the last).
+  Peaks Measure(int threads);
+
+ private:
+  AlignedBuffer read_, write_;
+};
+
+// Best of several measurements: the highest rates and the shortest move.
+Peaks Best(const std::vector<Peaks>& measurements);
+
+// The limit (seconds), and its two terms.
+struct Limit {
+  double seconds = 0, compute_seconds = 0, memory_seconds = 0;
+};
+// compute = w.ops_bound / (FMA rate + add rate); memory = the measured move of the bytes that must move (peaks
+// measured with the byte counts of the dtype the kernel ran).
+Limit LimitOf(const Workload& w, const Peaks& peaks);
+
+}  // namespace bench
+}  // namespace roialign
+
+#endif  // ROIALIGN_BENCH_LIMIT_H_
