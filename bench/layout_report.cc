@@ -37,7 +37,7 @@ Usage: layout_report [options]
                         l3       = a 256x50x68 map (fits in L3), 1000 RoIs of 16-128 px
   --custom=SPEC       a custom workload instead, SPEC = key=value pairs separated by ':' e.g.
                         C=64:H=100:W=100:K=500:pooled=7:ratio=2:coord=HALF_PIXEL:pool=MAX:scale=0.25
-                        (keys: C H W K pooled ratio coord{LEGACY,HALF_PIXEL,HALF_PIXEL_CENTERED}
+                        (keys: C H W K pooled ratio coord{LEGACY,HALF_PIXEL,HALF_PIXEL_CENTERED,LEGACY_UNCLAMPED}
                          pool{AVG,MAX,MAX_ONNX} scale; unspecified keys keep the default workload's values)
   --isas=a,b          ISAs to time (default: every one this CPU runs), e.g. avx2,sse4,emu128
   --threads=a,b       thread counts (default: 1 and all cores)

@@ -34,7 +34,7 @@ Peers (each optional; one that cannot be imported or cannot express a workload's
     tvm           Apache TVM (apache-tvm 0.27): a Relax module with one R.vision.roi_align, built by relax.build
                   for llvm with the host CPU (-mcpu from LLVM's host detection) and TVM's default lowering (topi's
                   roi_align_nchw/_nhwc, no schedule: a serial scalar loop), variants NCHW and NHWC (the map is
-                  transposed once, untimed). aligned=False == LEGACY; avg == AVG, max == MAX. Variants
+                  transposed once, untimed). aligned=False == LEGACY, aligned=True == LEGACY_UNCLAMPED; avg == AVG, max == MAX. Variants
                   NCHW+roialign and NHWC+roialign run the same module after roialign.tvm.dispatch_roi_align: our
                   kernel through call_dps_packed (libroialign_tvm.so from $ROIALIGN_TVM_LIBRARY) on TVM's thread
                   pool. Threads: TVM_NUM_THREADS is set to the CPU count before TVM starts its pool (by default
@@ -84,7 +84,7 @@ OV_PIP_HINT = PIP_HINT.replace("pip install onnxruntime onnx (", "pip install op
 
 REQUIRED_KEYS = ("batch", "channels", "height", "width", "num_rois", "pooled_height", "pooled_width",
                  "spatial_scale", "sampling_ratio", "coordinate_mode", "pool_mode")
-COORD_MODES = ("LEGACY", "HALF_PIXEL", "HALF_PIXEL_CENTERED")
+COORD_MODES = ("LEGACY", "HALF_PIXEL", "HALF_PIXEL_CENTERED", "LEGACY_UNCLAMPED")
 POOL_MODES = ("AVG", "MAX", "MAX_ONNX")
 
 
@@ -253,8 +253,8 @@ class OnnxRuntimePeer:
             ort.__version__, onnx.__version__, self.OPSET)
 
     def check_mode(self, wl):
-        if wl.coord == "HALF_PIXEL_CENTERED":
-            return "ONNX RoiAlign has no HALF_PIXEL_CENTERED coordinates (output_half_pixel/half_pixel only)"
+        if wl.coord not in ("LEGACY", "HALF_PIXEL"):
+            return "ONNX RoiAlign has no %s coordinates (output_half_pixel/half_pixel only)" % wl.coord
         if wl.pool == "MAX":
             return ("ONNX RoiAlign's max is our MAX_ONNX (max over the 4 weighted taps), it cannot express MAX "
                     "(max of the bilinear sums)")
@@ -331,6 +331,8 @@ class OpenVinoPeer:
         self.version = "openvino %s (opset9 ROIAlign, CPU plugin, f32)" % ver
 
     def check_mode(self, wl):
+        if wl.coord not in self.ALIGNED:
+            return "OpenVINO's ROIAlign has no %s coordinates" % wl.coord
         if wl.pool == "MAX_ONNX":
             return "OpenVINO's max pools the bilinear sums (our MAX family), not the max over taps (MAX_ONNX)"
         if wl.pool == "MAX" and wl.map_min < 0:
@@ -390,8 +392,8 @@ class TvmPeer:
         self.version = "apache-tvm %s (Relax roi_align, llvm -mcpu=%s)" % (tvm.__version__, mcpu)
 
     def check_mode(self, wl):
-        if wl.coord != "LEGACY":
-            return ("TVM's roi_align has LEGACY (aligned=False) and no-shift, no-clamp (aligned=True) coordinates, "
+        if wl.coord not in ("LEGACY", "LEGACY_UNCLAMPED"):
+            return ("TVM's roi_align has LEGACY (aligned=False) and LEGACY_UNCLAMPED (aligned=True) coordinates, "
                     "not %s" % wl.coord)
         if wl.pool not in ("AVG", "MAX"):
             return "TVM's roi_align pools avg and max (the max of bilinear samples), not %s" % wl.pool
@@ -408,7 +410,8 @@ class TvmPeer:
         xv = relax.Var("x", relax.TensorType(x.shape, "float32"))
         rv = relax.Var("rois", relax.TensorType(wl.rois.shape, "float32"))
         with bb.function("main", [xv, rv]):
-            y = bb.emit(relax.op.vision.roi_align(xv, rv, (wl.ph, wl.pw), wl.scale, wl.ratio, False, self.layout,
+            aligned = wl.coord == "LEGACY_UNCLAMPED"
+            y = bb.emit(relax.op.vision.roi_align(xv, rv, (wl.ph, wl.pw), wl.scale, wl.ratio, aligned, self.layout,
                                                   "avg" if wl.pool == "AVG" else "max"))
             bb.emit_func_output(y)
         mod = bb.get()

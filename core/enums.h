@@ -42,8 +42,9 @@ struct EnumTraits<PoolMode> {
 template <>
 struct EnumTraits<CoordinateMode> {
   static constexpr const char* kWhat = "coordinate mode";
-  static constexpr std::array<const char*, 3> kNames = {"LEGACY", "HALF_PIXEL", "HALF_PIXEL_CENTERED"};
-  static_assert(static_cast<size_t>(CoordinateMode::kHalfPixelCentered) + 1 == kNames.size(),
+  static constexpr std::array<const char*, 4> kNames = {"LEGACY", "HALF_PIXEL", "HALF_PIXEL_CENTERED",
+                                                          "LEGACY_UNCLAMPED"};
+  static_assert(static_cast<size_t>(CoordinateMode::kLegacyUnclamped) + 1 == kNames.size(),
                 "one name per CoordinateMode value");
 };
 template <>

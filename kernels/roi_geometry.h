@@ -34,6 +34,8 @@ inline CoordinateTransform TransformOf(CoordinateMode mode) {
       return {0.0f, -0.5f, false};
     case CoordinateMode::kHalfPixelCentered:
       return {0.5f, -0.5f, false};
+    case CoordinateMode::kLegacyUnclamped:
+      return {0.0f, 0.0f, false};
   }
   __builtin_unreachable();  // selection refuses values outside the enum
 }

@@ -244,6 +244,7 @@ NB_MODULE(_roialign, m) {
   coordinate_modes["legacy"] = static_cast<int>(ROIALIGN_COORD_LEGACY);
   coordinate_modes["half_pixel"] = static_cast<int>(ROIALIGN_COORD_HALF_PIXEL);
   coordinate_modes["half_pixel_centered"] = static_cast<int>(ROIALIGN_COORD_HALF_PIXEL_CENTERED);
+  coordinate_modes["legacy_unclamped"] = static_cast<int>(ROIALIGN_COORD_LEGACY_UNCLAMPED);
   m.attr("LAYOUTS") = layouts;
   m.attr("DTYPES") = dtypes;
   m.attr("POOL_MODES") = pool_modes;

@@ -132,7 +132,8 @@ TEST_P(KernelTest, AllModesOnVectorTailShapes) {
     const Problem p = RandomProblem(&rng, 2, c, 13, 11, 9, 0.25f);
     for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
       for (CoordinateMode coord :
-           {CoordinateMode::kLegacy, CoordinateMode::kHalfPixel, CoordinateMode::kHalfPixelCentered}) {
+           {CoordinateMode::kLegacy, CoordinateMode::kHalfPixel, CoordinateMode::kHalfPixelCentered,
+            CoordinateMode::kLegacyUnclamped}) {
         for (int32_t ratio : {0, 2}) {
           Params params;
           params.pooled_height = 3;

@@ -99,7 +99,8 @@ TEST(ReferenceBoundary, DegenerateAndInvertedBoxes) {
   AddRoi(&p, 0, 2, 2, 2, 2);  // zero size at (2, 2)
   AddRoi(&p, 0, 3, 3, 1, 1);  // inverted
   for (CoordinateMode coord :
-       {CoordinateMode::kLegacy, CoordinateMode::kHalfPixel, CoordinateMode::kHalfPixelCentered}) {
+       {CoordinateMode::kLegacy, CoordinateMode::kHalfPixel, CoordinateMode::kHalfPixelCentered,
+            CoordinateMode::kLegacyUnclamped}) {
     Params params;
     params.pooled_height = params.pooled_width = 1;
     params.coordinate_mode = coord;

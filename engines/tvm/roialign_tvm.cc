@@ -40,8 +40,9 @@ roialign_coordinate_mode ParseCoordinateMode(const std::string& s) {
   if (s == "legacy") return ROIALIGN_COORD_LEGACY;
   if (s == "half_pixel") return ROIALIGN_COORD_HALF_PIXEL;
   if (s == "half_pixel_centered") return ROIALIGN_COORD_HALF_PIXEL_CENTERED;
+  if (s == "legacy_unclamped") return ROIALIGN_COORD_LEGACY_UNCLAMPED;
   TVM_FFI_THROW(ValueError) << "roialign: unknown coordinate_mode \"" << s
-                            << "\"; expected \"legacy\", \"half_pixel\" or \"half_pixel_centered\"";
+                            << "\"; expected \"legacy\", \"half_pixel\", \"half_pixel_centered\" or \"legacy_unclamped\"";
 }
 
 roialign_pool_mode ParsePoolMode(const std::string& s) {

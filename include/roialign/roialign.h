@@ -34,7 +34,8 @@ typedef enum { ROIALIGN_POOL_AVG = 0, ROIALIGN_POOL_MAX = 1, ROIALIGN_POOL_MAX_O
 typedef enum {
   ROIALIGN_COORD_LEGACY = 0,
   ROIALIGN_COORD_HALF_PIXEL = 1,
-  ROIALIGN_COORD_HALF_PIXEL_CENTERED = 2
+  ROIALIGN_COORD_HALF_PIXEL_CENTERED = 2,
+  ROIALIGN_COORD_LEGACY_UNCLAMPED = 3 /* LEGACY without the 1-pixel minimum size: TVM aligned=True */
 } roialign_coordinate_mode;
 
 typedef struct {

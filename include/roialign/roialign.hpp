@@ -29,6 +29,7 @@ enum class CoordinateMode : int {
   kLegacy = ROIALIGN_COORD_LEGACY,
   kHalfPixel = ROIALIGN_COORD_HALF_PIXEL,
   kHalfPixelCentered = ROIALIGN_COORD_HALF_PIXEL_CENTERED,
+  kLegacyUnclamped = ROIALIGN_COORD_LEGACY_UNCLAMPED,
 };
 
 // Names used in messages and by the benchmarks ("NCHW", "AVG", "HALF_PIXEL", "F32"); "?" for unknown values.

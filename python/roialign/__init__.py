@@ -34,7 +34,7 @@ __all__ = ["roi_align", "select", "Kernel", "query_target", "targets", "implemen
 _LAYOUTS = dict(_roialign.LAYOUTS)                    # "NCHW", "NHWC"
 _DTYPES = dict(_roialign.DTYPES)                      # "float32", "float16", "bfloat16"
 _POOL_MODES = dict(_roialign.POOL_MODES)              # "avg", "max", "max_onnx"
-_COORDINATE_MODES = dict(_roialign.COORDINATE_MODES)  # "legacy", "half_pixel", "half_pixel_centered"
+_COORDINATE_MODES = dict(_roialign.COORDINATE_MODES)  # "legacy", "half_pixel", "half_pixel_centered", ...
 
 
 def _names(table):
@@ -387,8 +387,8 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
 
     ``aligned``: False is ``coordinate_mode="legacy"`` (torchvision's default: no half-pixel shift, RoI sizes at
     least 1), True is ``"half_pixel"`` (pixel centers at +0.5, as torchvision's ``aligned=True``). ``coordinate_mode``,
-    when given, is used instead: ``"legacy"``, ``"half_pixel"`` or ``"half_pixel_centered"`` (OpenVINO's
-    ``half_pixel``); ``aligned=True`` with ``"legacy"`` is a contradiction and raises ValueError.
+    when given, is used instead: ``"legacy"``, ``"half_pixel"``, ``"half_pixel_centered"`` (OpenVINO's
+    ``half_pixel``) or ``"legacy_unclamped"`` (TVM's ``aligned=True``); ``aligned=True`` with ``"legacy"`` is a contradiction and raises ValueError.
 
     ``pool``: ``"avg"`` (torchvision), ``"max"`` (max of the bilinear samples, as mmcv and TVM) or ``"max_onnx"``
     (max of the weighted taps, as ONNX RoiAlign).

@@ -50,18 +50,13 @@ def load_library(path=None):
 
 
 def coordinate_mode_of(aligned):
-    """roialign's coordinate mode for TVM's ``aligned`` attribute, or (None, reason) when none matches exactly.
+    """roialign's coordinate mode for TVM's ``aligned`` attribute.
 
-    TVM's topi.vision.roi_align scales the box with no offset in both settings; ``aligned`` only drops the
-    ``max(size, 1)`` clamp of the RoI's extent. aligned=False is LEGACY exactly. aligned=True (no -0.5 shift and
-    no clamp) is none of roialign's modes: HALF_PIXEL shifts by -0.5, HALF_PIXEL_CENTERED computes
-    (x + 0.5) * scale - 0.5, which differs from x * scale by rounding unless scale is 1 and x is coarse enough.
+    TVM's topi.vision.roi_align scales the box with no offset and no -0.5 shift in both settings; ``aligned`` only
+    drops the ``max(size, 1)`` clamp of the RoI's extent. So aligned=False is LEGACY and aligned=True is
+    LEGACY_UNCLAMPED, both exactly (not HALF_PIXEL, which is what aligned=True means in torchvision).
     """
-    if not aligned:
-        return "legacy", None
-    return None, ("TVM's aligned=True scales the RoI with no -0.5 shift and without the 1-pixel clamp; roialign's "
-                  "coordinate modes are LEGACY (clamp), HALF_PIXEL and HALF_PIXEL_CENTERED (-0.5 shift), none of "
-                  "which computes that exactly")
+    return "legacy_unclamped" if aligned else "legacy"
 
 
 def _static_int_tuple(values):
@@ -85,9 +80,7 @@ def _refusal(call, check):
         return None, "layout %s (roialign serves NCHW and NHWC)" % layout
     if mode not in ("avg", "max"):
         return None, "mode %r (TVM's avg and max map to roialign's avg and max)" % mode
-    coordinate_mode, why = coordinate_mode_of(bool(attrs.aligned))
-    if coordinate_mode is None:
-        return None, why
+    coordinate_mode = coordinate_mode_of(bool(attrs.aligned))
     ph, pw = _static_int_tuple(attrs.pooled_size)
     scale, ratio = float(attrs.spatial_scale), int(attrs.sample_ratio)
     # TVM's max is the max of the bilinear samples: roialign's "max" (not "max_onnx", the max of weighted taps).

@@ -87,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const float kScales[] = {1.0f, 0.5f, 0.25f, 0.0f, -1.0f, NAN, INFINITY, 1e-30f, 1e30f};
   params.spatial_scale = kScales[r.U8() % 9];
   params.sampling_ratio = static_cast<int8_t>(r.U8()) % 6;
-  SetEnum(&params.coordinate_mode, r.U8() % 4);  // 3 is invalid on purpose
+  SetEnum(&params.coordinate_mode, r.U8() % 5);  // 4 is invalid on purpose
   SetEnum(&params.pool_mode, r.U8() % 4);
   SetEnum(&params.layout, r.U8() % 3);
   const uint8_t dtype_byte = r.U8() % 8;  // mostly F32

@@ -108,35 +108,36 @@ def test_nhwc_dispatch_matches_roialign_directly():
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 @pytest.mark.parametrize("mode", ["avg", "max"])
-def test_aligned_true_stays_with_tvm_and_warns(layout, mode):
-    x, rois = problem(layout, seed=3)
-    mod = roi_align_module(x.shape, rois.shape, layout, mode, aligned=True)
-    with pytest.warns(rtvm.DispatchWarning, match="aligned=True.*no -0.5 shift"):
-        out = rtvm.dispatch_roi_align(mod)
-    assert PACKED not in out.script()
-    tvm.ir.assert_structural_equal(out, mod)
+@pytest.mark.parametrize("ratio", [2, 0])
+def test_aligned_true_dispatches_and_agrees(layout, mode, ratio):
+    """aligned=True maps to LEGACY_UNCLAMPED; boxes include ones narrower than a pixel, where the clamp matters."""
+    x, rois = problem(layout, seed=3 + ratio)
+    rois[:3, 3] = rois[:3, 1] + np.float32(0.75)  # 0.1875 x 0.375 map pixels at scale 0.25
+    rois[:3, 4] = rois[:3, 2] + np.float32(1.5)
+    mod = roi_align_module(x.shape, rois.shape, layout, mode, aligned=True, ratio=ratio)
+    out = dispatch_quietly(mod)
+    text = out.script()
+    assert PACKED in text and 'R.str("legacy_unclamped")' in text
+    assert_close(run(out, x, rois), run(mod, x, rois))
 
 
 def test_aligned_mapping():
-    assert rtvm.coordinate_mode_of(False) == ("legacy", None)
-    mode, why = rtvm.coordinate_mode_of(True)
-    assert mode is None and "no -0.5 shift" in why
+    assert rtvm.coordinate_mode_of(False) == "legacy"
+    assert rtvm.coordinate_mode_of(True) == "legacy_unclamped"
 
 
 def test_tvm_aligned_true_has_no_half_pixel_shift():
-    """TVM's aligned=True is x * scale with no clamp: with scale 1 and half-integer boxes, that is exactly our
-    HALF_PIXEL (x - 0.5, no clamp) on boxes moved by +0.5, and clearly not HALF_PIXEL on the same boxes."""
+    """TVM's aligned=True is x * scale with no shift and no clamp: our LEGACY_UNCLAMPED. It is not our HALF_PIXEL
+    (torchvision's aligned=True), nor LEGACY on a box narrower than a pixel."""
     rng = np.random.default_rng(11)
     x = rng.standard_normal((1, 8, 16, 16)).astype(np.float32)
     rois = np.array([[0, 1.5, 2.0, 9.5, 7.0], [0, 0.0, 0.5, 0.5, 0.5], [0, 3.0, 4.5, 14.0, 15.5]], np.float32)
-    tvm_out = run(roi_align_module(x.shape, rois.shape, "NCHW", "avg", aligned=True, pooled=(3, 3), scale=1.0),
-                  x, rois)
-    moved = rois.copy()
-    moved[:, 1:] += 0.5  # exact in float32 for these values
-    ours = roialign.roi_align(x, moved, (3, 3), spatial_scale=1.0, sampling_ratio=2, aligned=True)
+    mod = roi_align_module(x.shape, rois.shape, "NCHW", "avg", aligned=True, pooled=(3, 3), scale=1.0)
+    tvm_out = run(mod, x, rois)
+    ours = roialign.roi_align(x, rois, (3, 3), spatial_scale=1.0, sampling_ratio=2, coordinate_mode="legacy_unclamped")
     assert_close(tvm_out, ours)
-    unmoved = roialign.roi_align(x, rois, (3, 3), spatial_scale=1.0, sampling_ratio=2, aligned=True)
-    assert np.abs(tvm_out - unmoved).max() > 1e-2
+    half_pixel = roialign.roi_align(x, rois, (3, 3), spatial_scale=1.0, sampling_ratio=2, aligned=True)
+    assert np.abs(tvm_out - half_pixel).max() > 1e-2
     # The second box is 0.5 x 0 pixels: TVM's aligned=True keeps it that small, LEGACY would widen it to 1 x 1.
     legacy = roialign.roi_align(x, rois, (3, 3), spatial_scale=1.0, sampling_ratio=2, aligned=False)
     assert np.abs(tvm_out[1] - legacy[1]).max() > 1e-2
