@@ -44,7 +44,8 @@ const std::vector<std::vector<float>> kBoxes = {
 TEST(LimitTest, OpsBoundIsDistinctPixelsMinusBinsOfTheReference) {
   const int64_t H = 6, W = 7;
   for (CoordinateMode coord :
-       {CoordinateMode::kLegacy, CoordinateMode::kHalfPixel, CoordinateMode::kHalfPixelCentered}) {
+       {CoordinateMode::kLegacy, CoordinateMode::kHalfPixel, CoordinateMode::kHalfPixelCentered,
+        CoordinateMode::kLegacyUnclamped}) {
     for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
       for (int32_t ratio : {0, 1, 2, 3}) {
         for (int64_t pooled : {1, 2, 3}) {
