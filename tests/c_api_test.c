@@ -99,7 +99,7 @@ int main(void) {
   CHECK(strcmp(roialign_kernel_name(NULL), "") == 0);
 
   CHECK(roialign_query_target("host", &info) == ROIALIGN_OK);
-  CHECK(info.layouts == 3u && info.dtypes == 7u && info.pool_modes == 7u && info.coordinate_modes == 7u);
+  CHECK(info.layouts == 3u && info.dtypes == 7u && info.pool_modes == 7u && info.coordinate_modes == 15u);
   CHECK(info.preferred_layout == ROIALIGN_LAYOUT_NHWC);
   CHECK(roialign_query_target("no-such-target", &info) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(strstr(roialign_last_error(), "unknown target 'no-such-target'") != NULL);

@@ -128,7 +128,7 @@ TEST(Strategy, QueryTargetForLayoutPlanning) {
   EXPECT_EQ(info.layouts, (std::vector<Layout>{Layout::kNCHW, Layout::kNHWC}));
   EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16}));
   EXPECT_EQ(info.pool_modes.size(), 3u);
-  EXPECT_EQ(info.coordinate_modes.size(), 3u);
+  EXPECT_EQ(info.coordinate_modes.size(), 4u);
   EXPECT_EQ(info.preferred_layout, Layout::kNHWC);
   EXPECT_EQ(QueryTarget("nope", &info).code(), StatusCode::kInvalidArgument);
   ASSERT_TRUE(QueryTarget("generic", &info).ok());
