@@ -89,6 +89,82 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
   state.SetLabel(kernel->name());
 }
 
+const PyramidWorkload& CachedPyramid() {
+  static const PyramidWorkload w = MakePyramidWorkload();
+  return w;
+}
+
+// The FPN workload in one multi-level call (fpn/...), or the same RoIs level by level (fpn_levels/...): per level,
+// the single-level kernel on that level's RoIs, gathered before timing, into consecutive slices of the output (no
+// scatter). The second is the floor a multi-level call should not fall below.
+void BM_Pyramid(benchmark::State& state, std::string target, Layout layout, int threads, bool level_by_level) {
+  const PyramidWorkload& w = CachedPyramid();
+  AlignedBuffer out(w.OutputSize());
+  const std::vector<LevelMap> maps = w.MapsFor(layout);
+  std::vector<Kernel> kernels;
+  std::vector<std::vector<float>> level_rois(maps.size());
+  for (size_t k = 0; k < w.levels.size(); ++k) {
+    std::vector<float>& r = level_rois[static_cast<size_t>(w.levels[k])];
+    r.insert(r.end(), w.rois.begin() + static_cast<std::ptrdiff_t>(5 * k),
+             w.rois.begin() + static_cast<std::ptrdiff_t>(5 * k + 5));
+  }
+  for (size_t l = 0; l < maps.size(); ++l) {
+    SelectResult k = Select(target, w.LevelParams(layout, l));
+    if (!k.ok()) {
+      state.SkipWithError(k.status().message().c_str());
+      return;
+    }
+    kernels.push_back(k.value());
+  }
+  const MultiLevelSelectResult multi = SelectMultiLevel(target, w.ParamsFor(layout));
+  if (!multi.ok()) {
+    state.SkipWithError(multi.status.message().c_str());
+    return;
+  }
+  MultiLevelInputs in;
+  in.maps = maps.data();
+  in.num_maps = static_cast<int32_t>(maps.size());
+  in.batch = 1;
+  in.channels = w.channels;
+  in.rois = w.rois.data();
+  in.num_rois = w.num_rois;
+  const size_t per_roi = static_cast<size_t>(w.channels * w.pooled * w.pooled);
+  for (auto _ : state) {
+    if (level_by_level) {
+      float* slice = out.data();
+      for (size_t l = 0; l < maps.size(); ++l) {
+        Inputs level;
+        level.input = maps[l].input;
+        level.batch = 1;
+        level.channels = w.channels;
+        level.height = maps[l].height;
+        level.width = maps[l].width;
+        level.rois = level_rois[l].data();
+        level.num_rois = static_cast<int64_t>(level_rois[l].size() / 5);
+        const Status s = kernels[l].Run(level, slice, threads);
+        if (!s.ok()) {
+          state.SkipWithError(s.message().c_str());
+          return;
+        }
+        slice += static_cast<size_t>(level.num_rois) * per_roi;
+      }
+    } else {
+      const Status s = multi.kernel.Run(in, out.data(), threads);
+      if (!s.ok()) {
+        state.SkipWithError(s.message().c_str());
+        return;
+      }
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(multi.kernel.name());
+  if (std::getenv("ROIALIGN_BENCH_NO_ROOFLINE") != nullptr) return;
+  state.counters["GFMA/s"] = benchmark::Counter(w.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["fraction_of_limit"] =
+      benchmark::Counter(LimitSeconds(w, CachedPeaks(threads)), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // "f16" for DType::kF16.
 std::string Lower(DType dtype) {
   std::string s = ToString(dtype);
@@ -121,6 +197,23 @@ void RegisterAll(const std::vector<DType>& dtypes) {
               ->Unit(benchmark::kMillisecond)
               ->MinTime(0.2);
         }
+      }
+    }
+  }
+  // The FPN workload (f32): each built-in implementation in one multi-level call and level by level.
+  if (std::find(dtypes.begin(), dtypes.end(), DType::kF32) == dtypes.end()) return;
+  for (const auto& impl : internal::AllImplementations()) {
+    if (!impl->is_builtin() || !internal::CpuSupports(impl->hwy_target)) continue;
+    const Layout layout = internal::ValuesIn<Layout>(impl->layouts).front();
+    for (int threads : {1, all}) {
+      if (threads == all && all == 1) continue;
+      for (bool level_by_level : {false, true}) {
+        const std::string name = std::string(level_by_level ? "fpn_levels/" : "fpn/") + impl->name +
+                                 "/f32/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Pyramid, impl->target, layout, threads, level_by_level)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.2);
       }
     }
   }

@@ -51,6 +51,28 @@ struct Workload {
 };
 Workload MakeWorkload(const WorkloadSpec& spec);
 
+// The FPN workload (docs/multi-level.md): P2-P5 of a 1088x800 image (200x272, 100x136, 50x68, 25x34), C = 256,
+// 1000 RoIs log-uniform 16-512 px, 7x7, ratio 2, LEGACY, AVG, f32, each RoI on its level by the SCALE rule
+// (canonical 224 px at P4), deterministic.
+struct PyramidWorkload {
+  std::string name = "fpn";
+  int64_t channels = 256, num_rois = 1000, pooled = 7;
+  int32_t sampling_ratio = 2;
+  std::vector<float> scales;
+  std::vector<int64_t> heights, widths;
+  std::vector<std::vector<float>> nchw, nhwc;  // one map per level
+  std::vector<float> rois;                     // [K,5]
+  std::vector<int32_t> levels;                 // each RoI's level under the SCALE rule
+  // Roofline accounting as in Workload, summed over the levels (bytes for f32).
+  double fmas = 0, output_bytes = 0, distinct_input_bytes = 0, loaded_bytes = 0;
+  MultiLevelParams ParamsFor(Layout layout) const;
+  // Single-level attributes of level l (its scale).
+  Params LevelParams(Layout layout, size_t l) const;
+  std::vector<LevelMap> MapsFor(Layout layout) const;
+  size_t OutputSize() const { return static_cast<size_t>(num_rois * channels * pooled * pooled); }
+};
+PyramidWorkload MakePyramidWorkload();
+
 // f32 byte counts scaled to `dtype`'s element size.
 double Bytes(double f32_bytes, DType dtype);
 // A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment).
@@ -71,6 +93,7 @@ Peaks MeasurePeaks(int threads);
 // docs/performance-model.md: T_lim = max(FMAs / peak, output bytes / write bw + distinct input bytes / read bw), seconds,
 // with the bytes of `dtype`.
 double LimitSeconds(const Workload& w, const Peaks& peaks, DType dtype = DType::kF32);
+double LimitSeconds(const PyramidWorkload& w, const Peaks& peaks);
 
 }  // namespace bench
 }  // namespace roialign
