@@ -27,12 +27,14 @@ namespace {
 const char kHelp[] = R"(layout_report: NCHW vs NHWC roi_align on this CPU, with layout transforms, per ISA.
 
 Usage: layout_report [options]
-  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, l3
+  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, l3, fpn
                         default  = 256x200x272 map, 1000 RoIs (16-512 px, log-uniform), 7x7, ratio 2, scale 1/4
                         pooled14 = default with 14x14 output
                         adaptive = default with adaptive sampling and HALF_PIXEL (Detectron2)
                         rois100  = default with 100 RoIs
                         l3       = a 256x50x68 map (fits in L3), 1000 RoIs of 16-128 px
+                        fpn      = P2-P5 of a 1088x800 image (200x272 .. 25x34), C=256, 1000 RoIs 16-512 px,
+                                   7x7, ratio 2, f32: one multi-level call vs the same RoIs level by level
   --custom=SPEC       a custom workload instead, SPEC = key=value pairs separated by ':' e.g.
                         C=64:H=100:W=100:K=500:pooled=7:ratio=2:coord=HALF_PIXEL:pool=MAX:scale=0.25
                         (keys: C H W K pooled ratio coord{LEGACY,HALF_PIXEL,HALF_PIXEL_CENTERED}
@@ -125,6 +127,82 @@ struct Row {
   double ms, fraction, gfma, load_gb;
 };
 
+// The FPN rows: one multi-level call per layout, and the same RoIs level by level (f32).
+void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const std::vector<int>& threads,
+                const std::vector<Peaks>& peaks, int repeats, const std::string& dump_dir, std::vector<Row>* rows) {
+  std::fprintf(stderr, "building workload fpn...\n");
+  const PyramidWorkload w = MakePyramidWorkload();
+  AlignedBuffer out(w.OutputSize());
+  if (!dump_dir.empty()) {  // for bench/peers.py: the maps, the RoIs and our result
+    const std::string base = dump_dir + "/fpn";
+    const MultiLevelSelectResult ref = SelectMultiLevel(targets[0]->target, w.ParamsFor(Layout::kNCHW));
+    const std::vector<LevelMap> maps = w.MapsFor(Layout::kNCHW);
+    MultiLevelInputs in;
+    in.maps = maps.data();
+    in.num_maps = static_cast<int32_t>(maps.size());
+    in.batch = 1;
+    in.channels = w.channels;
+    in.rois = w.rois.data();
+    in.num_rois = w.num_rois;
+    if (!ref.ok() || !ref.kernel.Run(in, out.data(), 0).ok()) std::exit(1);
+    std::ofstream j(base + ".json");
+    j << "{\"name\": \"fpn\", \"batch\": 1, \"channels\": " << w.channels << ", \"num_rois\": " << w.num_rois
+      << ", \"pooled_height\": " << w.pooled << ", \"pooled_width\": " << w.pooled
+      << ", \"sampling_ratio\": " << w.sampling_ratio
+      << ", \"coordinate_mode\": \"LEGACY\", \"pool_mode\": \"AVG\", \"image_height\": 800, \"image_width\": 1088"
+      << ", \"levels\": [";
+    for (size_t l = 0; l < maps.size(); ++l) {
+      WriteFile(base + ".map" + std::to_string(l) + ".f32", w.nchw[l].data(), w.nchw[l].size() * 4);
+      j << (l ? ", " : "") << "{\"height\": " << w.heights[l] << ", \"width\": " << w.widths[l]
+        << ", \"spatial_scale\": " << w.scales[l] << "}";
+    }
+    j << "], \"threads\": [";
+    for (size_t i = 0; i < threads.size(); ++i) j << (i ? ", " : "") << threads[i];
+    j << "]}\n";
+    WriteFile(base + ".rois.f32", w.rois.data(), w.rois.size() * 4);
+    WriteFile(base + ".ref.f32", out.data(), out.size() * 4);
+  }
+  std::printf("%-9s %-7s %-5s %3s | %16s | %16s | %20s | %20s | %s\n", "workload", "isa", "dtype", "thr",
+              "NCHW ms (lim%)", "NHWC ms (lim%)", "NCHW by level ms", "NHWC by level ms", "one call vs by level");
+  for (const internal::IsaTarget* t : targets) {
+    double s[4] = {0, 0, 0, 0};
+    for (size_t ti = 0; ti < threads.size(); ++ti) {
+      const int nt = threads[ti];
+      int i = 0;
+      for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
+        const MultiLevelSelectResult multi = SelectMultiLevel(t->target, w.ParamsFor(layout));
+        LevelByLevel levels;
+        Status init = levels.Init(w, t->target, layout);
+        if (!multi.ok() || !init.ok()) {
+          std::fprintf(stderr, "fpn %s: %s\n", t->isa, (multi.ok() ? init : multi.status).message().c_str());
+          std::exit(1);
+        }
+        const std::vector<LevelMap> maps = w.MapsFor(layout);
+        MultiLevelInputs in;
+        in.maps = maps.data();
+        in.num_maps = static_cast<int32_t>(maps.size());
+        in.batch = 1;
+        in.channels = w.channels;
+        in.rois = w.rois.data();
+        in.num_rois = w.num_rois;
+        s[i] = TimeMedian(repeats, [&] { return multi.kernel.Run(in, out.data(), nt); });
+        s[i + 2] = TimeMedian(repeats, [&] { return levels.Run(out.data(), nt); });
+        ++i;
+      }
+      const double lim = LimitSeconds(w, peaks[ti]);
+      const char* paths[4] = {"NCHW", "NHWC", "NCHW level by level", "NHWC level by level"};
+      for (int r = 0; r < 4; ++r) {
+        rows->push_back({"fpn", t->isa, "F32", paths[r], nt, s[r] * 1e3, lim / s[r], w.fmas / s[r] / 1e9,
+                         w.loaded_bytes / s[r] / 1e9});
+      }
+      std::printf("%-9s %-7s %-5s %3d | %8.2f (%4.1f%%) | %8.2f (%4.1f%%) | %20.2f | %20.2f | NCHW %.2fx, NHWC %.2fx\n",
+                  "fpn", t->isa, "F32", nt, s[0] * 1e3, 100 * lim / s[0], s[1] * 1e3, 100 * lim / s[1], s[2] * 1e3,
+                  s[3] * 1e3, s[2] / s[0], s[3] / s[1]);
+      std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -189,6 +267,7 @@ int Main(int argc, char** argv) {
     specs = StandardWorkloads();
   } else {
     for (const std::string& n : workload_names) {
+      if (n == "fpn") continue;  // the pyramid workload, below
       const WorkloadSpec* w = FindWorkload(n);
       if (w == nullptr) {
         std::fprintf(stderr, "unknown workload '%s' (see --help)\n", n.c_str());
@@ -221,7 +300,7 @@ int Main(int argc, char** argv) {
   }
 
   std::vector<Row> rows;
-  std::printf("%-9s %-7s %-5s %3s | %16s | %16s | %20s | %20s | %s\n", "workload", "isa", "dtype", "thr",
+  if (!specs.empty()) std::printf("%-9s %-7s %-5s %3s | %16s | %16s | %20s | %20s | %s\n", "workload", "isa", "dtype", "thr",
               "NCHW ms (lim%)", "NHWC ms (lim%)", "NHWC->NCHW->NHWC ms", "NCHW->NHWC->NCHW ms", "winner");
   for (const WorkloadSpec& spec : specs) {
     std::fprintf(stderr, "building workload %s...\n", spec.name.c_str());
@@ -299,6 +378,10 @@ int Main(int argc, char** argv) {
       }
     }
   }
+  const bool run_fpn = custom.empty() && (workload_names.empty() ||
+                                          std::find(workload_names.begin(), workload_names.end(), "fpn") !=
+                                              workload_names.end());
+  if (run_fpn) RunPyramid(targets, threads, peaks, repeats, dump_dir, &rows);
   if (!json_path.empty()) {
     std::ofstream j(json_path);
     j << "{\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()

@@ -101,24 +101,11 @@ void BM_Pyramid(benchmark::State& state, std::string target, Layout layout, int 
   const PyramidWorkload& w = CachedPyramid();
   AlignedBuffer out(w.OutputSize());
   const std::vector<LevelMap> maps = w.MapsFor(layout);
-  std::vector<Kernel> kernels;
-  std::vector<std::vector<float>> level_rois(maps.size());
-  for (size_t k = 0; k < w.levels.size(); ++k) {
-    std::vector<float>& r = level_rois[static_cast<size_t>(w.levels[k])];
-    r.insert(r.end(), w.rois.begin() + static_cast<std::ptrdiff_t>(5 * k),
-             w.rois.begin() + static_cast<std::ptrdiff_t>(5 * k + 5));
-  }
-  for (size_t l = 0; l < maps.size(); ++l) {
-    SelectResult k = Select(target, w.LevelParams(layout, l));
-    if (!k.ok()) {
-      state.SkipWithError(k.status().message().c_str());
-      return;
-    }
-    kernels.push_back(k.value());
-  }
+  LevelByLevel levels;
+  const Status init = levels.Init(w, target, layout);
   const MultiLevelSelectResult multi = SelectMultiLevel(target, w.ParamsFor(layout));
-  if (!multi.ok()) {
-    state.SkipWithError(multi.status.message().c_str());
+  if (!init.ok() || !multi.ok()) {
+    state.SkipWithError((init.ok() ? multi.status : init).message().c_str());
     return;
   }
   MultiLevelInputs in;
@@ -128,32 +115,11 @@ void BM_Pyramid(benchmark::State& state, std::string target, Layout layout, int 
   in.channels = w.channels;
   in.rois = w.rois.data();
   in.num_rois = w.num_rois;
-  const size_t per_roi = static_cast<size_t>(w.channels * w.pooled * w.pooled);
   for (auto _ : state) {
-    if (level_by_level) {
-      float* slice = out.data();
-      for (size_t l = 0; l < maps.size(); ++l) {
-        Inputs level;
-        level.input = maps[l].input;
-        level.batch = 1;
-        level.channels = w.channels;
-        level.height = maps[l].height;
-        level.width = maps[l].width;
-        level.rois = level_rois[l].data();
-        level.num_rois = static_cast<int64_t>(level_rois[l].size() / 5);
-        const Status s = kernels[l].Run(level, slice, threads);
-        if (!s.ok()) {
-          state.SkipWithError(s.message().c_str());
-          return;
-        }
-        slice += static_cast<size_t>(level.num_rois) * per_roi;
-      }
-    } else {
-      const Status s = multi.kernel.Run(in, out.data(), threads);
-      if (!s.ok()) {
-        state.SkipWithError(s.message().c_str());
-        return;
-      }
+    const Status s = level_by_level ? levels.Run(out.data(), threads) : multi.kernel.Run(in, out.data(), threads);
+    if (!s.ok()) {
+      state.SkipWithError(s.message().c_str());
+      return;
     }
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();

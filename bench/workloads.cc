@@ -230,6 +230,44 @@ PyramidWorkload MakePyramidWorkload() {
   return w;
 }
 
+Status LevelByLevel::Init(const PyramidWorkload& w, const std::string& target, Layout layout) {
+  const std::vector<LevelMap> maps = w.MapsFor(layout);
+  rois_.assign(maps.size(), {});
+  for (size_t k = 0; k < w.levels.size(); ++k) {
+    std::vector<float>& r = rois_[static_cast<size_t>(w.levels[k])];
+    r.insert(r.end(), w.rois.begin() + static_cast<std::ptrdiff_t>(5 * k),
+             w.rois.begin() + static_cast<std::ptrdiff_t>(5 * k + 5));
+  }
+  kernels_.clear();
+  inputs_.clear();
+  for (size_t l = 0; l < maps.size(); ++l) {
+    SelectResult k = Select(target, w.LevelParams(layout, l));
+    if (!k.ok()) return k.status();
+    kernels_.push_back(k.value());
+    Inputs in;
+    in.input = maps[l].input;
+    in.batch = 1;
+    in.channels = w.channels;
+    in.height = maps[l].height;
+    in.width = maps[l].width;
+    in.rois = rois_[l].data();
+    in.num_rois = static_cast<int64_t>(rois_[l].size() / 5);
+    inputs_.push_back(in);
+  }
+  per_roi_ = static_cast<size_t>(w.channels * w.pooled * w.pooled) * sizeof(float);
+  return Status::Ok();
+}
+
+Status LevelByLevel::Run(void* out, int32_t threads) const {
+  unsigned char* slice = static_cast<unsigned char*>(out);
+  for (size_t l = 0; l < kernels_.size(); ++l) {
+    const Status s = kernels_[l].Run(inputs_[l], slice, threads);
+    if (!s.ok()) return s;
+    slice += static_cast<size_t>(inputs_[l].num_rois) * per_roi_;
+  }
+  return Status::Ok();
+}
+
 AlignedBuffer::AlignedBuffer(size_t n) : ptr(nullptr, &std::free), count(n) {
   void* p = nullptr;
   if (posix_memalign(&p, 64, std::max<size_t>(n, 1) * sizeof(float)) != 0) throw std::bad_alloc();

@@ -73,6 +73,20 @@ struct PyramidWorkload {
 };
 PyramidWorkload MakePyramidWorkload();
 
+// The pyramid's RoIs level by level with single-level kernels: each level's RoIs gathered once (Init), each level's
+// outputs written to consecutive slices of `out` (no scatter). The baseline a multi-level call is held to.
+class LevelByLevel {
+ public:
+  Status Init(const PyramidWorkload& w, const std::string& target, Layout layout);
+  Status Run(void* out, int32_t threads) const;
+
+ private:
+  std::vector<Kernel> kernels_;
+  std::vector<Inputs> inputs_;
+  std::vector<std::vector<float>> rois_;
+  size_t per_roi_ = 0;
+};
+
 // f32 byte counts scaled to `dtype`'s element size.
 double Bytes(double f32_bytes, DType dtype);
 // A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment).
