@@ -303,6 +303,43 @@ TEST_P(MultiLevelTest, BitIdenticalAcrossThreadCounts) {
   }
 }
 
+// A caller's pool that runs every task on the calling thread, in reverse order: the results must not change.
+void ReversePool(void*, int64_t count, roialign_task_fn task, void* task_context) {
+  for (int64_t i = count - 1; i >= 0; --i) task(task_context, i);
+}
+
+TEST_P(MultiLevelTest, CallersThreadPoolGivesTheSameBits) {
+  std::mt19937 rng(8);
+  Pyramid p = MakePyramid(&rng, 19, 96, 128, 3);
+  AddRandomBoxes(&rng, &p, 40, 96.0f, 128.0f, 4.0f, 200.0f);
+  const MultiLevelParams mp = BaseParams();
+  const MultiLevelRun omp = RunMultiLevel(target_, mp, p, nullptr, false, 2);
+  ASSERT_TRUE(omp.status.ok()) << omp.status.message();
+  const MultiLevelSelectResult sel = SelectMultiLevel(target_, mp);
+  ASSERT_TRUE(sel.ok());
+  std::vector<std::vector<unsigned char>> stored;
+  std::vector<LevelMap> maps;
+  for (size_t l = 0; l < p.maps.size(); ++l) {
+    stored.push_back(StoreAs(mp.params.dtype, mp.params.layout == Layout::kNHWC
+                                                  ? ToNhwc(p.maps[l], p.n, p.c, p.heights[l], p.widths[l])
+                                                  : p.maps[l]));
+  }
+  for (size_t l = 0; l < p.maps.size(); ++l) maps.push_back({stored[l].data(), p.heights[l], p.widths[l]});
+  MultiLevelInputs in;
+  in.maps = maps.data();
+  in.num_maps = static_cast<int32_t>(maps.size());
+  in.batch = p.n;
+  in.channels = p.c;
+  in.rois = p.rois.rois5.data();
+  in.num_rois = p.rois.k();
+  std::vector<unsigned char> out = StoreAs(mp.params.dtype, std::vector<float>(omp.out.size(), -777.0f));
+  const ThreadPool pool = {&ReversePool, nullptr, 3};
+  const Status s = sel.kernel.Run(in, out.data(), pool);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const std::vector<float> got = WidenFrom(mp.params.dtype, out.data(), omp.out.size());
+  EXPECT_EQ(0, std::memcmp(got.data(), omp.out.data(), got.size() * sizeof(float)));
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryCompiledTarget, MultiLevelTest, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<Case>& param) {
                            std::string s = param.param.name + "_" + ToString(param.param.dtype);
