@@ -57,6 +57,8 @@ LD_LIBRARY_PATH="$noomp/install/lib" "$noomp/c-consumer/roialign_c_consumer"
 
 echo "== benchmark smoke run (the suite starts and a kernel runs)"
 "$build/bench/layout_report" --custom=C=16:H=20:W=24:K=20 --repeats=1 --threads=1 >/dev/null
+echo "== FPN workload smoke run (multi-level calls and the level-by-level baseline, every ISA)"
+"$build/bench/layout_report" --workloads=fpn --repeats=1 --threads=1 >/dev/null
 
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== ASan + UBSan build of the test suite"
