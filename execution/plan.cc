@@ -70,8 +70,7 @@ void PlanTasks(const Problem& p, const PlannerNeeds& needs, const Threading& thr
   plan->channels_per_task = ChannelsPerTask(needs, p, banded || needs.row_bands, threading);
   plan->channel_blocks = (C + plan->channels_per_task - 1) / plan->channels_per_task;
   plan->threads = ResolveThreadCount(threading, RunCount(p) * plan->channel_blocks);
-  // The whole output (every level of a multi-level call) passes through the cache, so all RoIs count.
-  const double output_bytes = static_cast<double>(p.num_rois) *
+  const double output_bytes = static_cast<double>(RunCount(p)) *
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
   plan->stream_output = needs.row_bands && output_bytes > kStreamOutputBytes;
