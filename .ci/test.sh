@@ -86,10 +86,12 @@ LD_LIBRARY_PATH="$noomp/install/lib" "$noomp/c-consumer/roialign_c_consumer"
 
 echo "== benchmark smoke run (the suite starts and a kernel runs)"
 "$build/bench/layout_report" --custom=C=16:H=20:W=24:K=20 --repeats=1 --threads=1 >/dev/null
+echo "== FPN workload smoke run (multi-level calls and the level-by-level baseline, every ISA)"
+"$build/bench/layout_report" --workloads=fpn --repeats=1 --threads=1 >/dev/null
 
 echo "== the limit holds: no path beats it, in every pool and coordinate mode (layout_report exits 3 if one does)"
 for pool in AVG MAX MAX_ONNX; do
-  for coord in LEGACY HALF_PIXEL HALF_PIXEL_CENTERED; do
+  for coord in LEGACY HALF_PIXEL HALF_PIXEL_CENTERED LEGACY_UNCLAMPED; do
     "$build/bench/layout_report" --custom=C=32:H=40:W=48:K=50:ratio=0:pool=$pool:coord=$coord --repeats=3 >/dev/null
   done
 done

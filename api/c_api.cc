@@ -13,6 +13,10 @@ struct roialign_kernel {
   roialign::Kernel kernel;
 };
 
+struct roialign_multi_level_kernel {
+  roialign::MultiLevelKernel kernel;
+};
+
 namespace {
 
 thread_local std::string g_last_error;
@@ -83,6 +87,21 @@ roialign::Inputs InputsOf(const void* input, int64_t batch, int64_t channels, in
   return in;
 }
 
+roialign::MultiLevelInputs MultiLevelInputsOf(const roialign_level_map* maps, int32_t num_maps, int64_t batch,
+                                              int64_t channels, const float* rois, const int64_t* batch_indices,
+                                              const int32_t* levels, int64_t num_rois) {
+  roialign::MultiLevelInputs in;
+  in.maps = maps;
+  in.num_maps = num_maps;
+  in.batch = batch;
+  in.channels = channels;
+  in.rois = rois;
+  in.batch_indices = batch_indices;
+  in.levels = levels;
+  in.num_rois = num_rois;
+  return in;
+}
+
 roialign::Status Null(const char* what) {
   return roialign::Status(roialign::StatusCode::kInvalidArgument, std::string(what) + " is null");
 }
@@ -103,6 +122,63 @@ roialign_status roialign_select(const char* target, const roialign_params* param
     return roialign::Status::Ok();
   });
 }
+
+roialign_status roialign_multi_level_select(const char* target, const roialign_multi_level_params* params,
+                                           roialign_multi_level_kernel** kernel) {
+  if (kernel != nullptr) *kernel = nullptr;
+  return Guard([&]() -> roialign::Status {
+    if (target == nullptr) return Null("target");
+    if (params == nullptr) return Null("params");
+    if (kernel == nullptr) return Null("kernel");
+    if (params->num_levels < 1 || params->num_levels > ROIALIGN_MAX_LEVELS) {
+      return roialign::Status(roialign::StatusCode::kInvalidArgument,
+                              "num_levels must be 1 to " + std::to_string(ROIALIGN_MAX_LEVELS) + " (got " +
+                                  std::to_string(params->num_levels) + ")");
+    }
+    roialign::MultiLevelParams mp;
+    mp.params = ToParams(params->params);
+    mp.scales.assign(params->scales, params->scales + params->num_levels);
+    mp.level_rule = static_cast<roialign::LevelRule>(RawEnum(params->level_rule));
+    mp.canonical_size = params->canonical_size;
+    mp.canonical_level = params->canonical_level;
+    roialign::MultiLevelSelectResult r = roialign::SelectMultiLevel(target, mp);
+    if (!r.ok()) return r.status;
+    *kernel = new roialign_multi_level_kernel{r.kernel};
+    return roialign::Status::Ok();
+  });
+}
+
+const char* roialign_multi_level_kernel_name(const roialign_multi_level_kernel* kernel) {
+  return kernel == nullptr ? "" : kernel->kernel.name().c_str();
+}
+
+roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kernel, const roialign_level_map* maps,
+                                         int32_t num_maps, int64_t batch, int64_t channels, const float* rois,
+                                         const int64_t* batch_indices, const int32_t* levels, int64_t num_rois,
+                                         void* output, int32_t num_threads) {
+  return Guard([&]() -> roialign::Status {
+    if (kernel == nullptr) return Null("kernel");
+    return kernel->kernel.Run(
+        MultiLevelInputsOf(maps, num_maps, batch, channels, rois, batch_indices, levels, num_rois), output,
+        num_threads);
+  });
+}
+
+roialign_status roialign_multi_level_run_with_threadpool(const roialign_multi_level_kernel* kernel,
+                                                         const roialign_level_map* maps, int32_t num_maps,
+                                                         int64_t batch, int64_t channels, const float* rois,
+                                                         const int64_t* batch_indices, const int32_t* levels,
+                                                         int64_t num_rois, void* output,
+                                                         const roialign_threadpool* pool) {
+  return Guard([&]() -> roialign::Status {
+    if (kernel == nullptr) return Null("kernel");
+    if (pool == nullptr) return Null("pool");
+    return kernel->kernel.Run(
+        MultiLevelInputsOf(maps, num_maps, batch, channels, rois, batch_indices, levels, num_rois), output, *pool);
+  });
+}
+
+void roialign_multi_level_kernel_free(roialign_multi_level_kernel* kernel) { delete kernel; }
 
 const char* roialign_kernel_name(const roialign_kernel* kernel) {
   return kernel == nullptr ? "" : kernel->kernel.name().c_str();

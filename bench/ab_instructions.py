@@ -25,6 +25,7 @@ def instructions(binary, benchmark, workdir):
     out = os.path.join(workdir, re.sub(r"\W", "_", binary + benchmark))
     return subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--toggle-collect=roialign::Kernel::Run*",
+         "--toggle-collect=roialign::MultiLevelKernel::Run*",
          binary, f"--benchmark_filter=^{re.escape(benchmark)}$", "--benchmark_min_time=0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, ROIALIGN_BENCH_NO_ROOFLINE="1"))

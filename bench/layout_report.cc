@@ -29,12 +29,14 @@ namespace {
 const char kHelp[] = R"(layout_report: NCHW vs NHWC roi_align on this CPU, with layout transforms, per ISA.
 
 Usage: layout_report [options]
-  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, l3
+  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, l3, fpn
                         default  = 256x200x272 map, 1000 RoIs (16-512 px, log-uniform), 7x7, ratio 2, scale 1/4
                         pooled14 = default with 14x14 output
                         adaptive = default with adaptive sampling and HALF_PIXEL (Detectron2)
                         rois100  = default with 100 RoIs
                         l3       = a 256x50x68 map (fits in L3), 1000 RoIs of 16-128 px
+                        fpn      = P2-P5 of a 1088x800 image (200x272 .. 25x34), C=256, 1000 RoIs 16-512 px,
+                                   7x7, ratio 2, f32: one multi-level call vs the same RoIs level by level
   --custom=SPEC       a custom workload instead, SPEC = key=value pairs separated by ':' e.g.
                         C=64:H=100:W=100:K=500:pooled=7:ratio=2:coord=HALF_PIXEL:pool=MAX:scale=0.25
                         (keys: C H W K pooled ratio coord{LEGACY,HALF_PIXEL,HALF_PIXEL_CENTERED,LEGACY_UNCLAMPED}
@@ -155,6 +157,118 @@ struct LimitRow {
   double limit_median_seconds;  // the median of the rounds' limits, each from its own round's peaks
 };
 
+// The FPN rows: one multi-level call per layout, and the same RoIs level by level (f32), timed round robin with
+// the peaks like the other workloads.
+void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const std::vector<int>& threads, int repeats,
+                const std::string& dump_dir, std::vector<Row>* rows, std::vector<LimitRow>* limits,
+                std::vector<std::string>* violations) {
+  std::fprintf(stderr, "building workload fpn...\n");
+  const PyramidWorkload w = MakePyramidWorkload();
+  AlignedBuffer out(w.OutputSize());
+  if (!dump_dir.empty()) {  // for bench/peers.py: the maps, the RoIs and our result
+    const std::string base = dump_dir + "/fpn";
+    const MultiLevelSelectResult ref = SelectMultiLevel(targets[0]->target, w.ParamsFor(Layout::kNCHW));
+    const std::vector<LevelMap> maps = w.MapsFor(Layout::kNCHW);
+    MultiLevelInputs in;
+    in.maps = maps.data();
+    in.num_maps = static_cast<int32_t>(maps.size());
+    in.batch = 1;
+    in.channels = w.channels;
+    in.rois = w.rois.data();
+    in.num_rois = w.num_rois;
+    if (!ref.ok() || !ref.kernel.Run(in, out.data(), 0).ok()) std::exit(1);
+    std::ofstream j(base + ".json");
+    j << "{\"name\": \"fpn\", \"batch\": 1, \"channels\": " << w.channels << ", \"num_rois\": " << w.num_rois
+      << ", \"pooled_height\": " << w.pooled << ", \"pooled_width\": " << w.pooled
+      << ", \"sampling_ratio\": " << w.sampling_ratio
+      << ", \"coordinate_mode\": \"LEGACY\", \"pool_mode\": \"AVG\", \"image_height\": 800, \"image_width\": 1088"
+      << ", \"levels\": [";
+    for (size_t l = 0; l < maps.size(); ++l) {
+      WriteFile(base + ".map" + std::to_string(l) + ".f32", w.nchw[l].data(), w.nchw[l].size() * 4);
+      j << (l ? ", " : "") << "{\"height\": " << w.heights[l] << ", \"width\": " << w.widths[l]
+        << ", \"spatial_scale\": " << w.scales[l] << "}";
+    }
+    j << "], \"threads\": [";
+    for (size_t i = 0; i < threads.size(); ++i) j << (i ? ", " : "") << threads[i];
+    j << "]}\n";
+    WriteFile(base + ".rois.f32", w.rois.data(), w.rois.size() * 4);
+    WriteFile(base + ".ref.f32", out.data(), out.size() * 4);
+  }
+  std::printf("%-9s %-7s %-5s %3s | %-31s | %-31s | %-20s | %-20s | %s\n", "workload", "isa", "dtype", "thr",
+              "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NCHW by level ms",
+              "NHWC by level ms", "one call vs by level (min)");
+  PeakMeter meter(w.distinct_input_bytes, w.output_bytes);
+  const std::vector<LevelMap> maps[2] = {w.MapsFor(Layout::kNCHW), w.MapsFor(Layout::kNHWC)};
+  for (const internal::IsaTarget* t : targets) {
+    MultiLevelSelectResult multi[2];
+    LevelByLevel levels[2];
+    MultiLevelInputs in[2];
+    for (int i = 0; i < 2; ++i) {
+      const Layout layout = i == 0 ? Layout::kNCHW : Layout::kNHWC;
+      multi[i] = SelectMultiLevel(t->target, w.ParamsFor(layout));
+      const Status init = levels[i].Init(w, t->target, layout);
+      if (!multi[i].ok() || !init.ok()) {
+        std::fprintf(stderr, "fpn %s: %s\n", t->isa, (multi[i].ok() ? init : multi[i].status).message().c_str());
+        std::exit(1);
+      }
+      in[i].maps = maps[i].data();
+      in[i].num_maps = static_cast<int32_t>(maps[i].size());
+      in[i].batch = 1;
+      in[i].channels = w.channels;
+      in[i].rois = w.rois.data();
+      in[i].num_rois = w.num_rois;
+    }
+    for (const int nt : threads) {
+      std::fprintf(stderr, "  fpn %s F32 %d thread(s)...\n", t->isa, nt);
+      const std::vector<std::function<Status()>> paths = {
+          [&] { return multi[0].kernel.Run(in[0], out.data(), nt); },
+          [&] { return multi[1].kernel.Run(in[1], out.data(), nt); },
+          [&] { return levels[0].Run(out.data(), nt); },
+          [&] { return levels[1].Run(out.data(), nt); }};
+      const char* const names[] = {"NCHW", "NHWC", "NCHW level by level", "NHWC level by level"};
+      std::vector<Peaks> peaks;
+      std::vector<std::vector<double>> seconds;
+      RoundRobin(repeats, nt, &meter, paths, &peaks, &seconds);
+      LimitRow lr{"fpn", t->isa, "F32", nt, w.ops_bound, w.distinct_input_bytes, w.output_bytes, Best(peaks), {}, {}, 0};
+      lr.limit = LimitOf(w, lr.best);
+      std::vector<double> fma, add, move, limit;
+      for (const Peaks& p : peaks) {
+        fma.push_back(p.gfma_per_s);
+        add.push_back(p.gadd_per_s);
+        move.push_back(p.move_seconds);
+        limit.push_back(LimitOf(w, p).seconds);
+      }
+      lr.limit_median_seconds = Median(limit);
+      lr.median = lr.best;
+      lr.median.gfma_per_s = Median(fma);
+      lr.median.gadd_per_s = Median(add);
+      lr.median.move_seconds = Median(move);
+      limits->push_back(lr);
+      std::vector<Row> now;
+      for (size_t i = 0; i < paths.size(); ++i) {
+        const double best = *std::min_element(seconds[i].begin(), seconds[i].end()), median = Median(seconds[i]);
+        now.push_back({"fpn", t->isa, "F32", names[i], nt, median * 1e3, best * 1e3, lr.limit.seconds / best,
+                       lr.limit.seconds / median, w.fmas / best / 1e9, w.loaded_bytes / best / 1e9});
+        if (now.back().fraction > 1.0) {
+          violations->push_back(std::string("fpn ") + t->isa + " F32 " + std::to_string(nt) + " thread(s) " + names[i] +
+                                ": " + std::to_string(100 * now.back().fraction) + "%");
+        }
+      }
+      rows->insert(rows->end(), now.begin(), now.end());
+      auto cell = [](const Row& r) {
+        char c[64];
+        std::snprintf(c, sizeof(c), "%7.2f/%7.2f (%5.1f/%5.1f%%)", r.ms_min, r.ms, 100 * r.fraction,
+                      100 * r.fraction_median);
+        return std::string(c);
+      };
+      std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | NCHW %.2fx, NHWC %.2fx\n",
+                  "fpn", t->isa, "F32", nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
+                  now[3].ms_min, now[3].ms, now[2].ms_min / now[0].ms_min, now[3].ms_min / now[1].ms_min);
+      std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -219,6 +333,7 @@ int Main(int argc, char** argv) {
     specs = StandardWorkloads();
   } else {
     for (const std::string& n : workload_names) {
+      if (n == "fpn") continue;  // the pyramid workload, below
       const WorkloadSpec* w = FindWorkload(n);
       if (w == nullptr) {
         std::fprintf(stderr, "unknown workload '%s' (see --help)\n", n.c_str());
@@ -245,9 +360,11 @@ int Main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<LimitRow> limits;
   std::vector<std::string> violations;  // rows above their limit
-  std::printf("%-9s %-7s %-5s %3s | %-31s | %-31s | %-20s | %-20s | %s\n", "workload", "isa", "dtype", "thr",
-              "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NHWC->NCHW->NHWC ms",
-              "NCHW->NHWC->NCHW ms", "winner");
+  if (!specs.empty()) {
+    std::printf("%-9s %-7s %-5s %3s | %-31s | %-31s | %-20s | %-20s | %s\n", "workload", "isa", "dtype", "thr",
+                "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NHWC->NCHW->NHWC ms",
+                "NCHW->NHWC->NCHW ms", "winner");
+  }
   for (const WorkloadSpec& spec : specs) {
     std::fprintf(stderr, "building workload %s...\n", spec.name.c_str());
     const Workload w = MakeWorkload(spec);
@@ -365,6 +482,10 @@ int Main(int argc, char** argv) {
       }
     }
   }
+  const bool run_fpn = custom.empty() && (workload_names.empty() ||
+                                          std::find(workload_names.begin(), workload_names.end(), "fpn") !=
+                                              workload_names.end());
+  if (run_fpn) RunPyramid(targets, threads, repeats, dump_dir, &rows, &limits, &violations);
   if (!json_path.empty()) {
     // Per thread count, the best arithmetic rates of every round of the run.
     std::vector<Peaks> by_threads(threads.size());

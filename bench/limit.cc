@@ -50,13 +50,19 @@ Peaks Best(const std::vector<Peaks>& measurements) {
   return best;
 }
 
-Limit LimitOf(const Workload& w, const Peaks& peaks) {
+namespace {
+Limit LimitOfOps(double ops_bound, const Peaks& peaks) {
   Limit l;
-  l.compute_seconds = w.ops_bound / ((peaks.gfma_per_s + peaks.gadd_per_s) * 1e9);
+  l.compute_seconds = ops_bound / ((peaks.gfma_per_s + peaks.gadd_per_s) * 1e9);
   l.memory_seconds = peaks.move_seconds;
   l.seconds = std::max(l.compute_seconds, l.memory_seconds);
   return l;
 }
+}  // namespace
+
+Limit LimitOf(const Workload& w, const Peaks& peaks) { return LimitOfOps(w.ops_bound, peaks); }
+
+Limit LimitOf(const PyramidWorkload& w, const Peaks& peaks) { return LimitOfOps(w.ops_bound, peaks); }
 
 }  // namespace bench
 }  // namespace roialign

@@ -48,6 +48,7 @@ struct Limit {
 // compute = w.ops_bound / (FMA rate + add rate); memory = the measured move of the bytes that must move (peaks
 // measured with the byte counts of the dtype the kernel ran).
 Limit LimitOf(const Workload& w, const Peaks& peaks);
+Limit LimitOf(const PyramidWorkload& w, const Peaks& peaks);  // the same, over all levels
 
 }  // namespace bench
 }  // namespace roialign

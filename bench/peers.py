@@ -16,7 +16,8 @@ Peers (each optional; one that cannot be imported or cannot express a workload's
 "skipped: <reason>", never given a number):
     torchvision   torchvision.ops.roi_align on NCHW and on channels_last input. AVG only; LEGACY (aligned=False)
                   and HALF_PIXEL (aligned=True) only. torch.set_num_threads(t). Note: torchvision's CPU kernel
-                  (0.14) is a plain loop over RoIs, so it does not get faster with more threads.
+                  (0.14) is a plain loop over RoIs, so it does not get faster with more threads. On a feature
+                  pyramid (NAME.json has "levels", maps NAME.map<i>.f32): torchvision.ops.MultiScaleRoIAlign.
     onnxruntime   a one-node ONNX model (opset 16 RoiAlign) on the CPU execution provider, intra_op_num_threads=t.
                   coordinate_transformation_mode "output_half_pixel" == LEGACY, "half_pixel" == HALF_PIXEL;
                   mode "avg" == AVG, "max" == MAX_ONNX (max over samples of the max over the 4 weighted taps).
@@ -110,6 +111,9 @@ class Workload:
     def __init__(self, json_path):
         with open(json_path) as f:
             meta = json.load(f)
+        self.levels = meta.get("levels") if isinstance(meta, dict) else None
+        if self.levels:  # a feature pyramid (the fpn workload): one map per level; level 0 fills the single-map keys
+            meta = dict(meta, **{k: self.levels[0][k] for k in ("height", "width", "spatial_scale")})
         if not isinstance(meta, dict) or any(k not in meta for k in REQUIRED_KEYS):
             raise ValueError("not a workload description (needs %s)" % ", ".join(REQUIRED_KEYS))
         base = json_path[:-len(".json")]
@@ -126,7 +130,11 @@ class Workload:
             raise ValueError("unknown coordinate_mode %r" % self.coord)
         if self.pool not in POOL_MODES:
             raise ValueError("unknown pool_mode %r" % self.pool)
-        self.x = self._load(base + ".map.f32", (self.n, self.c, self.h, self.w))
+        if self.levels:
+            self.image_hw = (int(meta["image_height"]), int(meta["image_width"]))
+            self.maps = [self._load("%s.map%d.f32" % (base, i), (self.n, self.c, int(l["height"]), int(l["width"])))
+                         for i, l in enumerate(self.levels)]
+        self.x = self.maps[0] if self.levels else self._load(base + ".map.f32", (self.n, self.c, self.h, self.w))
         self.rois = self._load(base + ".rois.f32", (self.k, 5))
         self.ref = self._load(base + ".ref.f32", (self.k, self.c, self.ph, self.pw))
         self.rois4 = np.ascontiguousarray(self.rois[:, 1:5])
@@ -154,7 +162,7 @@ def find_workloads(data_dir, only):
     workloads = []
     for p in paths:
         stem = os.path.basename(p)[:-len(".json")]
-        if not os.path.exists(p[:-len(".json")] + ".map.f32"):
+        if not any(os.path.exists(p[:-len(".json")] + m) for m in (".map.f32", ".map0.f32")):
             continue  # some other JSON file (e.g. a report) in the same directory
         if only:
             try:
@@ -222,6 +230,37 @@ class TorchvisionPeer:
             with torch.no_grad():
                 result[0] = roi_align(x, rois, output_size=(wl.ph, wl.pw), spatial_scale=wl.scale,
                                       sampling_ratio=wl.ratio, aligned=aligned)
+
+        def fetch():
+            return np.ascontiguousarray(result[0].contiguous().numpy(), dtype=np.float32)
+
+        return run, fetch
+
+
+class TorchvisionMultiScalePeer(TorchvisionPeer):
+    """torchvision.ops.MultiScaleRoIAlign on a feature pyramid (its level rule is roialign's SCALE rule)."""
+    pyramid = True
+
+    def __init__(self, channels_last):
+        super().__init__(channels_last)
+        self.variant = "MultiScale " + self.variant
+
+    def prepare(self, wl, threads):
+        torch = self.torch
+        torch.set_num_threads(threads)
+        from torchvision.ops import MultiScaleRoIAlign
+        names = ["p%d" % i for i in range(len(wl.maps))]
+        fmt = torch.channels_last if self.channels_last else torch.contiguous_format
+        features = {n: torch.from_numpy(m).contiguous(memory_format=fmt) for n, m in zip(names, wl.maps)}
+        boxes = [torch.from_numpy(wl.rois4[wl.batch_indices == b]) for b in range(wl.n)]
+        if any(np.diff(wl.batch_indices) < 0):
+            raise Skip("RoIs are not grouped by image (MultiScaleRoIAlign takes one box list per image)")
+        pooler = MultiScaleRoIAlign(names, (wl.ph, wl.pw), wl.ratio)
+        result = [None]
+
+        def run():
+            with torch.no_grad():
+                result[0] = pooler(features, boxes, [wl.image_hw] * wl.n)
 
         def fetch():
             return np.ascontiguousarray(result[0].contiguous().numpy(), dtype=np.float32)
@@ -560,6 +599,10 @@ def measure(peer, wl, threads, repeats):
     if peer.unavailable:
         row["status"] = "skipped: " + peer.unavailable
         return row
+    if bool(wl.levels) != bool(getattr(peer, "pyramid", False)):
+        row["status"] = "skipped: " + ("a single-map peer; this workload is a feature pyramid" if wl.levels else
+                                       "a pyramid peer; this workload has one map")
+        return row
     reason = peer.check_mode(wl)
     if reason:
         row["status"] = "skipped: " + reason
@@ -592,7 +635,8 @@ def make_peers(names):
     peers = []
     for name in names:
         if name == "torchvision":
-            peers += [TorchvisionPeer(channels_last=False), TorchvisionPeer(channels_last=True)]
+            peers += [TorchvisionPeer(channels_last=False), TorchvisionPeer(channels_last=True),
+                      TorchvisionMultiScalePeer(channels_last=False), TorchvisionMultiScalePeer(channels_last=True)]
         elif name == "onnxruntime":
             peers.append(OnnxRuntimePeer())
         elif name == "openvino":

@@ -97,6 +97,62 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
   state.SetLabel(kernel->name());
 }
 
+const PyramidWorkload& CachedPyramid() {
+  static const PyramidWorkload w = MakePyramidWorkload();
+  return w;
+}
+
+// The best of 5 measurements of the peaks for the FPN workload's bytes (f32), once per thread count.
+const Peaks& CachedPyramidPeaks(int threads) {
+  static std::map<int, Peaks> cache;
+  auto it = cache.find(threads);
+  if (it == cache.end()) {
+    const PyramidWorkload& w = CachedPyramid();
+    PeakMeter meter(w.distinct_input_bytes, w.output_bytes);
+    std::vector<Peaks> rounds;
+    for (int r = 0; r < 5; ++r) rounds.push_back(meter.Measure(threads));
+    it = cache.emplace(threads, Best(rounds)).first;
+  }
+  return it->second;
+}
+
+// The FPN workload in one multi-level call (fpn/...), or the same RoIs level by level (fpn_levels/...): per level,
+// the single-level kernel on that level's RoIs, gathered before timing, into consecutive slices of the output (no
+// scatter). The second is the floor a multi-level call should not fall below.
+void BM_Pyramid(benchmark::State& state, std::string target, Layout layout, int threads, bool level_by_level) {
+  const PyramidWorkload& w = CachedPyramid();
+  AlignedBuffer out(w.OutputSize());
+  const std::vector<LevelMap> maps = w.MapsFor(layout);
+  LevelByLevel levels;
+  const Status init = levels.Init(w, target, layout);
+  const MultiLevelSelectResult multi = SelectMultiLevel(target, w.ParamsFor(layout));
+  if (!init.ok() || !multi.ok()) {
+    state.SkipWithError((init.ok() ? multi.status : init).message().c_str());
+    return;
+  }
+  MultiLevelInputs in;
+  in.maps = maps.data();
+  in.num_maps = static_cast<int32_t>(maps.size());
+  in.batch = 1;
+  in.channels = w.channels;
+  in.rois = w.rois.data();
+  in.num_rois = w.num_rois;
+  for (auto _ : state) {
+    const Status s = level_by_level ? levels.Run(out.data(), threads) : multi.kernel.Run(in, out.data(), threads);
+    if (!s.ok()) {
+      state.SkipWithError(s.message().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(multi.kernel.name());
+  if (std::getenv("ROIALIGN_BENCH_NO_ROOFLINE") != nullptr) return;
+  state.counters["GFMA/s"] = benchmark::Counter(w.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["fraction_of_limit"] =
+      benchmark::Counter(LimitOf(w, CachedPyramidPeaks(threads)).seconds, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // "f16" for DType::kF16.
 std::string Lower(DType dtype) {
   std::string s = ToString(dtype);
@@ -129,6 +185,23 @@ void RegisterAll(const std::vector<DType>& dtypes) {
               ->Unit(benchmark::kMillisecond)
               ->MinTime(0.2);
         }
+      }
+    }
+  }
+  // The FPN workload (f32): each built-in implementation in one multi-level call and level by level.
+  if (std::find(dtypes.begin(), dtypes.end(), DType::kF32) == dtypes.end()) return;
+  for (const auto& impl : internal::AllImplementations()) {
+    if (!impl->is_builtin() || !internal::CpuSupports(impl->hwy_target)) continue;
+    const Layout layout = internal::ValuesIn<Layout>(impl->layouts).front();
+    for (int threads : {1, all}) {
+      if (threads == all && all == 1) continue;
+      for (bool level_by_level : {false, true}) {
+        const std::string name = std::string(level_by_level ? "fpn_levels/" : "fpn/") + impl->name +
+                                 "/f32/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Pyramid, impl->target, layout, threads, level_by_level)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.2);
       }
     }
   }

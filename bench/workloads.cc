@@ -7,6 +7,7 @@
 
 #include "bench/limit.h"
 #include "core/enums.h"
+#include "execution/pyramid_levels.h"
 #include "kernels/half_float.h"
 #include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
@@ -46,6 +47,33 @@ double LoadedPixels(const internal::AxisGeometry& gy, const internal::AxisGeomet
     }
   }
   return rows * cols;  // every bin row pairs with every bin column
+}
+
+// Roofline accounting of one RoI (x1 at r[1]) with the library's own geometry: its FMAs and loaded bytes, and the
+// map pixels its taps touch.
+void AccountRoi(const Params& params, const float* r, const WorkloadSpec& spec, int64_t H, int64_t W,
+                std::vector<char>* touched, double* fmas, double* ops_bound, double* loaded_bytes) {
+  const int64_t C = spec.channels;
+  const internal::AxisGeometry gy = internal::AxisOf(r[2], r[4], spec.pooled, params);
+  const internal::AxisGeometry gx = internal::AxisOf(r[1], r[3], spec.pooled, params);
+  *fmas += static_cast<double>(C * spec.pooled * spec.pooled * 4 * gy.grid * gx.grid);
+  *ops_bound += static_cast<double>(C) * RoiOpsLowerBound(gy, gx, spec.pooled, H, W);
+  *loaded_bytes += static_cast<double>(C) * 4.0 * LoadedPixels(gy, gx, spec, H, W);
+  for (int64_t ph = 0; ph < spec.pooled; ++ph) {
+    for (int64_t iy = 0; iy < gy.grid; ++iy) {
+      const internal::AxisTap ty = internal::TapOf(internal::SamplePosition(gy, ph, iy), H);
+      if (!ty.valid) continue;
+      for (int64_t pw = 0; pw < spec.pooled; ++pw) {
+        for (int64_t ix = 0; ix < gx.grid; ++ix) {
+          const internal::AxisTap tx = internal::TapOf(internal::SamplePosition(gx, pw, ix), W);
+          if (!tx.valid) continue;
+          for (int64_t y : {ty.lo, ty.hi}) {
+            for (int64_t x : {tx.lo, tx.hi}) (*touched)[static_cast<size_t>(y * W + x)] = 1;
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -129,36 +157,118 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
     const float x1 = rng.Uniform() * (spec.image_width - bw), y1 = rng.Uniform() * (spec.image_height - bh);
     w.rois.insert(w.rois.end(), {0.0f, x1, y1, x1 + bw, y1 + bh});
   }
-  // Roofline accounting with the library's own geometry.
   const Params params = w.ParamsFor(Layout::kNCHW);
   std::vector<char> touched(static_cast<size_t>(H * W), 0);
   for (int64_t k = 0; k < spec.num_rois; ++k) {
-    const float* r = &w.rois[static_cast<size_t>(5 * k)];
-    const internal::AxisGeometry gy = internal::AxisOf(r[2], r[4], spec.pooled, params);
-    const internal::AxisGeometry gx = internal::AxisOf(r[1], r[3], spec.pooled, params);
-    w.fmas += static_cast<double>(C * spec.pooled * spec.pooled * 4 * gy.grid * gx.grid);
-    w.ops_bound += static_cast<double>(C) * RoiOpsLowerBound(gy, gx, spec.pooled, H, W);
-    w.loaded_bytes += static_cast<double>(C) * 4.0 * LoadedPixels(gy, gx, spec, H, W);
-    for (int64_t ph = 0; ph < spec.pooled; ++ph) {
-      for (int64_t iy = 0; iy < gy.grid; ++iy) {
-        const internal::AxisTap ty = internal::TapOf(internal::SamplePosition(gy, ph, iy), H);
-        if (!ty.valid) continue;
-        for (int64_t pw = 0; pw < spec.pooled; ++pw) {
-          for (int64_t ix = 0; ix < gx.grid; ++ix) {
-            const internal::AxisTap tx = internal::TapOf(internal::SamplePosition(gx, pw, ix), W);
-            if (!tx.valid) continue;
-            for (int64_t y : {ty.lo, ty.hi}) {
-              for (int64_t x : {tx.lo, tx.hi}) touched[static_cast<size_t>(y * W + x)] = 1;
-            }
-          }
-        }
-      }
-    }
+    AccountRoi(params, &w.rois[static_cast<size_t>(5 * k)], spec, H, W, &touched, &w.fmas, &w.ops_bound,
+               &w.loaded_bytes);
   }
   const double pixels = static_cast<double>(std::count(touched.begin(), touched.end(), 1));
   w.distinct_input_bytes = pixels * static_cast<double>(C) * 4.0;
   w.output_bytes = static_cast<double>(w.OutputSize()) * 4.0;
   return w;
+}
+
+MultiLevelParams PyramidWorkload::ParamsFor(Layout layout) const {
+  MultiLevelParams mp;
+  mp.params.pooled_height = mp.params.pooled_width = pooled;
+  mp.params.sampling_ratio = sampling_ratio;
+  mp.params.layout = layout;
+  mp.scales = scales;
+  mp.level_rule = LevelRule::kScale;
+  return mp;
+}
+
+Params PyramidWorkload::LevelParams(Layout layout, size_t l) const {
+  Params p = ParamsFor(layout).params;
+  p.spatial_scale = scales[l];
+  return p;
+}
+
+std::vector<LevelMap> PyramidWorkload::MapsFor(Layout layout) const {
+  std::vector<LevelMap> maps;
+  for (size_t l = 0; l < scales.size(); ++l) {
+    maps.push_back({layout == Layout::kNHWC ? nhwc[l].data() : nchw[l].data(), heights[l], widths[l]});
+  }
+  return maps;
+}
+
+PyramidWorkload MakePyramidWorkload() {
+  PyramidWorkload w;
+  w.scales = {0.25f, 0.125f, 0.0625f, 0.03125f};
+  w.heights = {200, 100, 50, 25};
+  w.widths = {272, 136, 68, 34};
+  const float image_w = 1088, image_h = 800, lo = std::log(16.0f), hi = std::log(512.0f);
+  Rng rng{0x5EED0F9Eull};
+  const int64_t C = w.channels;
+  for (size_t l = 0; l < w.scales.size(); ++l) {
+    std::vector<float> map(static_cast<size_t>(C * w.heights[l] * w.widths[l]));
+    for (float& v : map) v = rng.Uniform() * 2.0f - 1.0f;
+    std::vector<float> nhwc(map.size());
+    NchwToNhwc(map.data(), 1, C, w.heights[l], w.widths[l], nhwc.data());
+    w.nchw.push_back(std::move(map));
+    w.nhwc.push_back(std::move(nhwc));
+  }
+  const MultiLevelParams mp = w.ParamsFor(Layout::kNCHW);
+  for (int64_t k = 0; k < w.num_rois; ++k) {
+    const float bw = std::exp(lo + (hi - lo) * rng.Uniform()), bh = std::exp(lo + (hi - lo) * rng.Uniform());
+    const float x1 = rng.Uniform() * (image_w - bw), y1 = rng.Uniform() * (image_h - bh);
+    w.rois.insert(w.rois.end(), {0.0f, x1, y1, x1 + bw, y1 + bh});
+    w.levels.push_back(internal::LevelOfBox(mp, internal::FinestLevel(mp), x1, y1, x1 + bw, y1 + bh));
+  }
+  for (size_t l = 0; l < w.scales.size(); ++l) {
+    WorkloadSpec spec = {"fpn", C, w.heights[l], w.widths[l], w.num_rois, w.pooled, w.sampling_ratio,
+                         CoordinateMode::kLegacy, PoolMode::kAvg, w.scales[l], image_w, image_h, 16, 512};
+    const Params params = w.LevelParams(Layout::kNCHW, l);
+    std::vector<char> touched(static_cast<size_t>(w.heights[l] * w.widths[l]), 0);
+    for (int64_t k = 0; k < w.num_rois; ++k) {
+      if (w.levels[static_cast<size_t>(k)] != static_cast<int32_t>(l)) continue;
+      AccountRoi(params, &w.rois[static_cast<size_t>(5 * k)], spec, w.heights[l], w.widths[l], &touched, &w.fmas,
+                 &w.ops_bound, &w.loaded_bytes);
+    }
+    w.distinct_input_bytes +=
+        static_cast<double>(std::count(touched.begin(), touched.end(), 1)) * static_cast<double>(C) * 4.0;
+  }
+  w.output_bytes = static_cast<double>(w.OutputSize()) * 4.0;
+  return w;
+}
+
+Status LevelByLevel::Init(const PyramidWorkload& w, const std::string& target, Layout layout) {
+  const std::vector<LevelMap> maps = w.MapsFor(layout);
+  rois_.assign(maps.size(), {});
+  for (size_t k = 0; k < w.levels.size(); ++k) {
+    std::vector<float>& r = rois_[static_cast<size_t>(w.levels[k])];
+    r.insert(r.end(), w.rois.begin() + static_cast<std::ptrdiff_t>(5 * k),
+             w.rois.begin() + static_cast<std::ptrdiff_t>(5 * k + 5));
+  }
+  kernels_.clear();
+  inputs_.clear();
+  for (size_t l = 0; l < maps.size(); ++l) {
+    SelectResult k = Select(target, w.LevelParams(layout, l));
+    if (!k.ok()) return k.status();
+    kernels_.push_back(k.value());
+    Inputs in;
+    in.input = maps[l].input;
+    in.batch = 1;
+    in.channels = w.channels;
+    in.height = maps[l].height;
+    in.width = maps[l].width;
+    in.rois = rois_[l].data();
+    in.num_rois = static_cast<int64_t>(rois_[l].size() / 5);
+    inputs_.push_back(in);
+  }
+  per_roi_ = static_cast<size_t>(w.channels * w.pooled * w.pooled) * sizeof(float);
+  return Status::Ok();
+}
+
+Status LevelByLevel::Run(void* out, int32_t threads) const {
+  unsigned char* slice = static_cast<unsigned char*>(out);
+  for (size_t l = 0; l < kernels_.size(); ++l) {
+    const Status s = kernels_[l].Run(inputs_[l], slice, threads);
+    if (!s.ok()) return s;
+    slice += static_cast<size_t>(inputs_[l].num_rois) * per_roi_;
+  }
+  return Status::Ok();
 }
 
 AlignedBuffer::AlignedBuffer(size_t n) : ptr(nullptr, &std::free), count(n) {

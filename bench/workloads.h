@@ -52,6 +52,42 @@ struct Workload {
 };
 Workload MakeWorkload(const WorkloadSpec& spec);
 
+// The FPN workload (docs/multi-level.md): P2-P5 of a 1088x800 image (200x272, 100x136, 50x68, 25x34), C = 256,
+// 1000 RoIs log-uniform 16-512 px, 7x7, ratio 2, LEGACY, AVG, f32, each RoI on its level by the SCALE rule
+// (canonical 224 px at P4), deterministic.
+struct PyramidWorkload {
+  std::string name = "fpn";
+  int64_t channels = 256, num_rois = 1000, pooled = 7;
+  int32_t sampling_ratio = 2;
+  std::vector<float> scales;
+  std::vector<int64_t> heights, widths;
+  std::vector<std::vector<float>> nchw, nhwc;  // one map per level
+  std::vector<float> rois;                     // [K,5]
+  std::vector<int32_t> levels;                 // each RoI's level under the SCALE rule
+  // The accounting of Workload (bench/limit.h), summed over the levels (bytes for f32).
+  double fmas = 0, ops_bound = 0, output_bytes = 0, distinct_input_bytes = 0, loaded_bytes = 0;
+  MultiLevelParams ParamsFor(Layout layout) const;
+  // Single-level attributes of level l (its scale).
+  Params LevelParams(Layout layout, size_t l) const;
+  std::vector<LevelMap> MapsFor(Layout layout) const;
+  size_t OutputSize() const { return static_cast<size_t>(num_rois * channels * pooled * pooled); }
+};
+PyramidWorkload MakePyramidWorkload();
+
+// The pyramid's RoIs level by level with single-level kernels: each level's RoIs gathered once (Init), each level's
+// outputs written to consecutive slices of `out` (no scatter). The baseline a multi-level call is held to.
+class LevelByLevel {
+ public:
+  Status Init(const PyramidWorkload& w, const std::string& target, Layout layout);
+  Status Run(void* out, int32_t threads) const;
+
+ private:
+  std::vector<Kernel> kernels_;
+  std::vector<Inputs> inputs_;
+  std::vector<std::vector<float>> rois_;
+  size_t per_roi_ = 0;
+};
+
 // f32 byte counts scaled to `dtype`'s element size.
 double Bytes(double f32_bytes, DType dtype);
 // A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment).

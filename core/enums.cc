@@ -8,5 +8,6 @@ const char* ToString(Layout layout) { return internal::EnumName(layout); }
 const char* ToString(DType dtype) { return internal::EnumName(dtype); }
 const char* ToString(PoolMode mode) { return internal::EnumName(mode); }
 const char* ToString(CoordinateMode mode) { return internal::EnumName(mode); }
+const char* ToString(LevelRule rule) { return internal::EnumName(rule); }
 
 }  // namespace roialign

@@ -48,6 +48,12 @@ struct EnumTraits<CoordinateMode> {
                 "one name per CoordinateMode value");
 };
 template <>
+struct EnumTraits<LevelRule> {
+  static constexpr const char* kWhat = "level rule";
+  static constexpr std::array<const char*, 3> kNames = {"SCALE", "GIVEN", "OPENVINO"};
+  static_assert(static_cast<size_t>(LevelRule::kOpenVino) + 1 == kNames.size(), "one name per LevelRule value");
+};
+template <>
 struct EnumTraits<StatusCode> {
   static constexpr const char* kWhat = "status";
   static constexpr std::array<const char*, 5> kNames = {"OK", "INVALID_ARGUMENT", "UNSUPPORTED", "OUT_OF_MEMORY",

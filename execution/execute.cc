@@ -9,13 +9,26 @@
 namespace roialign {
 namespace internal {
 
+void ReserveWorkingMemory(const Problem& problem, const Plan& plan, const PlannerNeeds& needs,
+                          WorkingMemory& memory) {
+  // Never shrinks the thread count: a multi-level call reserves for every level before running the first.
+  if (memory.per_thread.size() < static_cast<size_t>(plan.threads)) {
+    memory.per_thread.resize(static_cast<size_t>(plan.threads));
+  }
+  for (size_t t = 0; t < static_cast<size_t>(plan.threads); ++t) memory.per_thread[t].Prepare(problem, needs.tiles);
+  memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
+  if (!plan.partial_in_output) {
+    memory.partial.Reserve(static_cast<size_t>(problem.num_rois * problem.channels * problem.params.pooled_height *
+                                               problem.params.pooled_width));
+  }
+}
+
 void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeBlockFn transpose,
              const PlannerNeeds& needs, const Threading& threading, WorkingMemory& memory) {
   const int64_t C = problem.channels, H = problem.height, W = problem.width;
   const int64_t element_bytes = BytesOf(problem.params.dtype);
   // Size everything first: a failure here leaves the output untouched.
-  memory.per_thread.resize(static_cast<size_t>(plan.threads));
-  for (Scratch& s : memory.per_thread) s.Prepare(problem, needs.tiles);
+  ReserveWorkingMemory(problem, plan, needs, memory);
   unsigned char* const band_rows =
       memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * element_bytes));
   float* partial = static_cast<float*>(problem.output);

@@ -19,6 +19,13 @@ struct KernelAccess {
     return k;
   }
   static const internal::SelectedKernel* Selected(const Kernel& k) { return k.selected_.get(); }
+  static MultiLevelKernel MakeMultiLevel(Kernel kernel, const MultiLevelParams& params) {
+    MultiLevelKernel k;
+    k.kernel_ = std::move(kernel);
+    k.params_ = params;
+    return k;
+  }
+  static const Kernel& Inner(const MultiLevelKernel& k) { return k.kernel_; }
 };
 
 }  // namespace roialign

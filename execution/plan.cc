@@ -16,15 +16,17 @@ namespace {
 // still in cache (a detector's RoIs arrive in score order, scattered over the map). Outputs keep their order,
 // and each output is computed the same way whatever the order, so results do not change.
 std::vector<int64_t> LocalityOrder(const Problem& p) {
-  std::vector<int64_t> order(static_cast<size_t>(p.num_rois));
+  const int64_t n = RunCount(p);
+  std::vector<int64_t> order(static_cast<size_t>(n));
   std::vector<std::pair<int64_t, float>> keys(order.size());
-  for (int64_t k = 0; k < p.num_rois; ++k) {
-    const RoiRecord r = RoiAt(p.rois, p.batch_indices, k);
-    keys[static_cast<size_t>(k)] = {r.batch, r.y1 + r.y2};
-    order[static_cast<size_t>(k)] = k;
+  for (int64_t i = 0; i < n; ++i) {
+    const RoiRecord r = RoiAt(p.rois, p.batch_indices, RunRoi(p, i));
+    keys[static_cast<size_t>(i)] = {r.batch, r.y1 + r.y2};
+    order[static_cast<size_t>(i)] = i;
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)]; });
+  for (int64_t& i : order) i = RunRoi(p, i);  // positions in the subset -> RoI indices
   return order;
 }
 
@@ -55,7 +57,7 @@ constexpr double kStreamOutputBytes = 16.0 * 1024 * 1024;
 // thread.
 int64_t ChannelsPerTask(const PlannerNeeds& needs, const Problem& p, bool channels_last, const Threading& threading) {
   if (!channels_last && needs.channel_block > 0) return needs.channel_block;
-  const int64_t K = p.num_rois, C = p.channels;
+  const int64_t K = RunCount(p), C = p.channels;
   const int64_t max_blocks = (C + 63) / 64;
   const int max_threads = ResolveThreadCount(threading, K * max_blocks);
   const int64_t blocks = std::min<int64_t>(max_blocks, std::max<int64_t>(1, (4 * max_threads + K - 1) / K));
@@ -67,8 +69,8 @@ void PlanTasks(const Problem& p, const PlannerNeeds& needs, const Threading& thr
   const int64_t C = p.channels;
   plan->channels_per_task = ChannelsPerTask(needs, p, banded || needs.row_bands, threading);
   plan->channel_blocks = (C + plan->channels_per_task - 1) / plan->channels_per_task;
-  plan->threads = ResolveThreadCount(threading, p.num_rois * plan->channel_blocks);
-  const double output_bytes = static_cast<double>(p.num_rois) *
+  plan->threads = ResolveThreadCount(threading, RunCount(p) * plan->channel_blocks);
+  const double output_bytes = static_cast<double>(RunCount(p)) *
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
   plan->stream_output = needs.row_bands && output_bytes > kStreamOutputBytes;
@@ -95,7 +97,8 @@ Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& thre
   std::vector<int64_t> first(static_cast<size_t>(K)), last(static_cast<size_t>(K));
   std::vector<char> split(static_cast<size_t>(K));
   std::vector<AxisTap> taps(static_cast<size_t>(PH * p.max_grid_h));
-  for (int64_t k = 0; k < K; ++k) {
+  for (int64_t j = 0; j < RunCount(p); ++j) {
+    const int64_t k = RunRoi(p, j);
     const RoiRecord r = RoiAt(p.rois, p.batch_indices, k);
     const AxisGeometry gy = AxisOf(r.y1, r.y2, PH, p.params);
     FillAxisTaps(gy, PH, H, taps.data());

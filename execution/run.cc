@@ -33,18 +33,6 @@ Status RunCustom(const internal::SelectedKernel& selected, const Params& params,
   return selected.custom(rp);
 }
 
-// Gives the working memory back to the kernel's pool however Run ends.
-class BorrowedMemory {
- public:
-  explicit BorrowedMemory(internal::WorkingMemoryPool& pool) : pool_(pool), memory_(pool.Acquire()) {}
-  ~BorrowedMemory() { pool_.Release(std::move(memory_)); }
-  internal::WorkingMemory& get() { return *memory_; }
-
- private:
-  internal::WorkingMemoryPool& pool_;
-  std::unique_ptr<internal::WorkingMemory> memory_;
-};
-
 }  // namespace
 
 const std::string& Kernel::name() const {
@@ -67,7 +55,7 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
   if (selected->custom) return RunCustom(*selected, kernel.params(), inputs, output, threading);
   try {
     const Plan plan = MakePlan(problem, selected->needs, threading);
-    BorrowedMemory memory(selected->memory);
+    internal::BorrowedMemory memory(selected->memory);
     Execute(problem, plan, selected->fn, selected->transpose, selected->needs, threading, memory.get());
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory allocating working memory for " + selected->name);

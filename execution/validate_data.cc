@@ -35,7 +35,7 @@ std::string RoiPrefix(int64_t k) { return "roi " + std::to_string(k) + ": "; }
 
 }  // namespace
 
-Status ValidateData(const Params& params, const Inputs& in, void* output, Problem* problem) {
+Status CheckShape(const Params& params, const Inputs& in, const void* output) {
   const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width, K = in.num_rois;
   if (N < 0 || C < 0 || H < 0 || W < 0 || K < 0) {
     return Invalid("shape must be non-negative (batch=" + std::to_string(N) + ", channels=" + std::to_string(C) +
@@ -58,80 +58,95 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, Proble
   if (K > 0 && in.rois == nullptr) return Invalid("rois is null but num_rois is " + std::to_string(K));
   if (output_elements > 0 && output == nullptr) return Invalid("output is null");
   if (output_elements > 0 && in.input == nullptr) return Invalid("input is null");
+  return Status::Ok();
+}
 
-  int64_t max_grid_h = 0, max_grid_w = 0, work = 0;
-  double footprint = 0;
-  for (int64_t k = 0; k < K; ++k) {
-    float coords[4];
-    if (in.batch_indices != nullptr) {
-      const int64_t b = in.batch_indices[k];
-      if (b < 0 || b >= N) {
-        return Invalid(RoiPrefix(k) + "batch index " + std::to_string(b) + " is outside [0, " + std::to_string(N) +
-                       ")");
-      }
-      for (int i = 0; i < 4; ++i) coords[i] = in.rois[4 * k + i];
-    } else {
-      const float b = in.rois[5 * k];
-      if (!std::isfinite(b) || b != std::floor(b)) {
-        return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is not an integer");
-      }
-      if (b < 0.0f || static_cast<double>(b) >= static_cast<double>(N)) {
-        return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
-      }
-      for (int i = 0; i < 4; ++i) coords[i] = in.rois[5 * k + 1 + i];
+Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work) {
+  const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width;
+  float coords[4];
+  if (in.batch_indices != nullptr) {
+    const int64_t b = in.batch_indices[k];
+    if (b < 0 || b >= N) {
+      return Invalid(RoiPrefix(k) + "batch index " + std::to_string(b) + " is outside [0, " + std::to_string(N) +
+                     ")");
     }
-    for (int i = 0; i < 4; ++i) {
-      if (!std::isfinite(coords[i])) {
-        static const char* const kNames[4] = {"x1", "y1", "x2", "y2"};
-        return Invalid(RoiPrefix(k) + kNames[i] + " is not finite (" + FloatText(coords[i]) + ")");
-      }
+    for (int i = 0; i < 4; ++i) coords[i] = in.rois[4 * k + i];
+  } else {
+    const float b = in.rois[5 * k];
+    if (!std::isfinite(b) || b != std::floor(b)) {
+      return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is not an integer");
     }
-    const AxisGeometry gy = AxisOf(coords[1], coords[3], params.pooled_height, params);
-    const AxisGeometry gx = AxisOf(coords[0], coords[2], params.pooled_width, params);
-    // Scaled coordinates can overflow to inf although the inputs were finite.
-    if (!std::isfinite(gy.start) || !std::isfinite(gy.roi) || !std::isfinite(gx.start) || !std::isfinite(gx.roi)) {
-      return Invalid(RoiPrefix(k) + "coordinates overflow float32 after scaling by spatial_scale");
+    if (b < 0.0f || static_cast<double>(b) >= static_cast<double>(N)) {
+      return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
     }
-    if (gy.grid < 0 || gx.grid < 0 || gy.grid > ROIALIGN_MAX_SAMPLING_GRID || gx.grid > ROIALIGN_MAX_SAMPLING_GRID) {
-      return Invalid(RoiPrefix(k) + "adaptive sampling grid " + std::to_string(gy.grid) + " x " +
-                     std::to_string(gx.grid) + " exceeds the limit " + std::to_string(ROIALIGN_MAX_SAMPLING_GRID) +
-                     " per axis (RoI " + FloatText(gy.roi) + " x " + FloatText(gx.roi) + " feature-map pixels)");
-    }
-    if (params.pooled_height * gy.grid > ROIALIGN_MAX_SAMPLES_PER_AXIS ||
-        params.pooled_width * gx.grid > ROIALIGN_MAX_SAMPLES_PER_AXIS) {
-      return Invalid(RoiPrefix(k) + "more than " + std::to_string(ROIALIGN_MAX_SAMPLES_PER_AXIS) +
-                     " samples along one axis");
-    }
-    int64_t roi_work = 0;
-    const bool roi_work_fits = ElementCount({C, params.pooled_height, params.pooled_width, gy.grid, gx.grid}, &roi_work);
-    work += roi_work;  // both terms are <= the cap here or the check below fails first
-    if (!roi_work_fits || roi_work > ROIALIGN_MAX_WORK_PER_CALL || work > ROIALIGN_MAX_WORK_PER_CALL) {
-      return Invalid(RoiPrefix(k) + "the call's work (channels x bins x samples summed over RoIs) exceeds the limit " +
-                     std::to_string(ROIALIGN_MAX_WORK_PER_CALL) + "; split the call");
-    }
-    // Taps read at most 2 rows per sample row and the rows the box spans (+2 for interpolation).
-    const double rows = std::min({static_cast<double>(H), 2.0 * static_cast<double>(params.pooled_height * gy.grid),
-                                  std::fabs(static_cast<double>(gy.roi)) + 2.0});
-    const double cols = std::min({static_cast<double>(W), 2.0 * static_cast<double>(params.pooled_width * gx.grid),
-                                  std::fabs(static_cast<double>(gx.roi)) + 2.0});
-    footprint += rows * cols;
-    if (gy.grid > max_grid_h) max_grid_h = gy.grid;
-    if (gx.grid > max_grid_w) max_grid_w = gx.grid;
+    for (int i = 0; i < 4; ++i) coords[i] = in.rois[5 * k + 1 + i];
   }
+  for (int i = 0; i < 4; ++i) {
+    if (!std::isfinite(coords[i])) {
+      static const char* const kNames[4] = {"x1", "y1", "x2", "y2"};
+      return Invalid(RoiPrefix(k) + kNames[i] + " is not finite (" + FloatText(coords[i]) + ")");
+    }
+  }
+  const AxisGeometry gy = AxisOf(coords[1], coords[3], params.pooled_height, params);
+  const AxisGeometry gx = AxisOf(coords[0], coords[2], params.pooled_width, params);
+  // Scaled coordinates can overflow to inf although the inputs were finite.
+  if (!std::isfinite(gy.start) || !std::isfinite(gy.roi) || !std::isfinite(gx.start) || !std::isfinite(gx.roi)) {
+    return Invalid(RoiPrefix(k) + "coordinates overflow float32 after scaling by spatial_scale");
+  }
+  if (gy.grid < 0 || gx.grid < 0 || gy.grid > ROIALIGN_MAX_SAMPLING_GRID || gx.grid > ROIALIGN_MAX_SAMPLING_GRID) {
+    return Invalid(RoiPrefix(k) + "adaptive sampling grid " + std::to_string(gy.grid) + " x " +
+                   std::to_string(gx.grid) + " exceeds the limit " + std::to_string(ROIALIGN_MAX_SAMPLING_GRID) +
+                   " per axis (RoI " + FloatText(gy.roi) + " x " + FloatText(gx.roi) + " feature-map pixels)");
+  }
+  if (params.pooled_height * gy.grid > ROIALIGN_MAX_SAMPLES_PER_AXIS ||
+      params.pooled_width * gx.grid > ROIALIGN_MAX_SAMPLES_PER_AXIS) {
+    return Invalid(RoiPrefix(k) + "more than " + std::to_string(ROIALIGN_MAX_SAMPLES_PER_AXIS) +
+                   " samples along one axis");
+  }
+  int64_t roi_work = 0;
+  const bool roi_work_fits = ElementCount({C, params.pooled_height, params.pooled_width, gy.grid, gx.grid}, &roi_work);
+  *work += roi_work;  // both terms are <= the cap here or the check below fails first
+  if (!roi_work_fits || roi_work > ROIALIGN_MAX_WORK_PER_CALL || *work > ROIALIGN_MAX_WORK_PER_CALL) {
+    return Invalid(RoiPrefix(k) + "the call's work (channels x bins x samples summed over RoIs) exceeds the limit " +
+                   std::to_string(ROIALIGN_MAX_WORK_PER_CALL) + "; split the call");
+  }
+  // Taps read at most 2 rows per sample row and the rows the box spans (+2 for interpolation).
+  const double rows = std::min({static_cast<double>(H), 2.0 * static_cast<double>(params.pooled_height * gy.grid),
+                                std::fabs(static_cast<double>(gy.roi)) + 2.0});
+  const double cols = std::min({static_cast<double>(W), 2.0 * static_cast<double>(params.pooled_width * gx.grid),
+                                std::fabs(static_cast<double>(gx.roi)) + 2.0});
+  totals->footprint += rows * cols;
+  totals->max_grid_h = std::max(totals->max_grid_h, gy.grid);
+  totals->max_grid_w = std::max(totals->max_grid_w, gx.grid);
+  return Status::Ok();
+}
 
+void FillProblem(const Params& params, const Inputs& in, void* output, const RoiTotals& totals, Problem* problem) {
   problem->params = params;
   problem->input = in.input;
-  problem->batch = N;
-  problem->channels = C;
-  problem->height = H;
-  problem->width = W;
+  problem->batch = in.batch;
+  problem->channels = in.channels;
+  problem->height = in.height;
+  problem->width = in.width;
   problem->rois = in.rois;
   problem->batch_indices = in.batch_indices;
-  problem->num_rois = K;
+  problem->num_rois = in.num_rois;
   problem->output = output;
-  problem->max_grid_h = max_grid_h;
-  problem->max_grid_w = max_grid_w;
-  problem->footprint_pixels = footprint;
+  problem->max_grid_h = totals.max_grid_h;
+  problem->max_grid_w = totals.max_grid_w;
+  problem->footprint_pixels = totals.footprint;
+}
+
+Status ValidateData(const Params& params, const Inputs& in, void* output, Problem* problem) {
+  Status s = CheckShape(params, in, output);
+  if (!s.ok()) return s;
+  RoiTotals totals;
+  int64_t work = 0;
+  for (int64_t k = 0; k < in.num_rois; ++k) {
+    s = CheckRoi(params, in, k, &totals, &work);
+    if (!s.ok()) return s;
+  }
+  FillProblem(params, in, output, totals, problem);
   return Status::Ok();
 }
 

@@ -14,6 +14,20 @@ namespace internal {
 // nothing else. Messages name the offending RoI.
 Status ValidateData(const Params& params, const Inputs& inputs, void* output, Problem* problem);
 
+// The pieces of ValidateData, for calls that check several maps (multi-level RoIAlign).
+// Shapes, sizes and pointers of one map's call.
+Status CheckShape(const Params& params, const Inputs& inputs, const void* output);
+// What checked RoIs add up to: the largest sampling grid and the pixels their taps read.
+struct RoiTotals {
+  int64_t max_grid_h = 0, max_grid_w = 0;
+  double footprint = 0;
+};
+// Checks RoI k (batch index, finite coordinates, sampling limits under params.spatial_scale on inputs' map) and
+// adds it to `totals`; `work` is the call's running work, capped by ROIALIGN_MAX_WORK_PER_CALL.
+Status CheckRoi(const Params& params, const Inputs& inputs, int64_t k, RoiTotals* totals, int64_t* work);
+// The problem of a checked call.
+void FillProblem(const Params& params, const Inputs& inputs, void* output, const RoiTotals& totals, Problem* problem);
+
 }  // namespace internal
 }  // namespace roialign
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "kernels/scratch.h"
@@ -48,6 +49,20 @@ class WorkingMemoryPool {
  private:
   std::mutex mutex_;
   std::vector<std::unique_ptr<WorkingMemory>> free_;
+};
+
+// One Run's working memory, given back to its kernel's pool however the Run ends.
+class BorrowedMemory {
+ public:
+  explicit BorrowedMemory(WorkingMemoryPool& pool) : pool_(pool), memory_(pool.Acquire()) {}
+  ~BorrowedMemory() { pool_.Release(std::move(memory_)); }
+  BorrowedMemory(const BorrowedMemory&) = delete;
+  BorrowedMemory& operator=(const BorrowedMemory&) = delete;
+  WorkingMemory& get() { return *memory_; }
+
+ private:
+  WorkingMemoryPool& pool_;
+  std::unique_ptr<WorkingMemory> memory_;
 };
 
 }  // namespace internal

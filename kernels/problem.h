@@ -21,7 +21,17 @@ struct Problem {
   void* output = nullptr;
   int64_t max_grid_h = 0, max_grid_w = 0;  // largest sampling grid of any RoI (sizes scratch)
   double footprint_pixels = 0;             // sum over RoIs of an upper bound on the pixels their taps read
+  // The RoIs the call computes: null for all of [0, num_rois), else `subset_size` indices into rois and output
+  // (a multi-level call runs each level's RoIs on that level's map, writing their outputs in place). The planner
+  // reads it; kernels compute whichever RoI indices the plan hands them. max_grid_* and footprint_pixels then
+  // cover the subset only.
+  const int64_t* roi_subset = nullptr;
+  int64_t subset_size = 0;
 };
+
+// How many RoIs the call computes, and the i-th of them.
+inline int64_t RunCount(const Problem& p) { return p.roi_subset ? p.subset_size : p.num_rois; }
+inline int64_t RunRoi(const Problem& p, int64_t i) { return p.roi_subset ? p.roi_subset[i] : i; }
 
 // What one pass over the RoIs processes. The default pass is the whole call: every sample row of every bin.
 struct Pass {

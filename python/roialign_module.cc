@@ -205,6 +205,102 @@ roialign::Kernel Select(const std::string& target, int64_t pooled_height, int64_
   return selected.value();
 }
 
+using LevelArray = nb::ndarray<const int32_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
+
+// Multi-level: one map per level, all in the kernel's dtype and layout with the same N and C.
+void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<InputArray>& maps,
+                   const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices,
+                   const std::optional<LevelArray>& levels, const OutputArray& output, int32_t num_threads) {
+  const roialign::Params& p = kernel.params().params;
+  const char* want = PythonDTypeName(p.dtype);
+  const bool nhwc = p.layout == roialign::Layout::kNHWC;
+  if (maps.empty()) throw nb::value_error("features is empty");
+  std::vector<roialign::LevelMap> level_maps;
+  int64_t n = 0, c = 0;
+  for (size_t l = 0; l < maps.size(); ++l) {
+    if (!Matches(maps[l].dtype(), p.dtype)) {
+      throw nb::type_error(("features[" + std::to_string(l) + "] has dtype " + DTypeName(maps[l].dtype()) +
+                            "; this kernel takes " + want).c_str());
+    }
+    const std::vector<int64_t> shape = ShapeOf(maps[l]);
+    const int64_t ln = shape[0], lc = nhwc ? shape[3] : shape[1];
+    if (l == 0) {
+      n = ln;
+      c = lc;
+    } else if (ln != n || lc != c) {
+      throw nb::value_error(("features[" + std::to_string(l) + "] has batch " + std::to_string(ln) + " and " +
+                             std::to_string(lc) + " channels; features[0] has " + std::to_string(n) + " and " +
+                             std::to_string(c) + " (levels share them)").c_str());
+    }
+    if (Overlap(output, maps[l])) {
+      throw nb::value_error(("out overlaps features[" + std::to_string(l) + "]").c_str());
+    }
+    level_maps.push_back({maps[l].data(), nhwc ? shape[1] : shape[2], nhwc ? shape[2] : shape[3]});
+  }
+  const int64_t k = static_cast<int64_t>(rois.shape(0));
+  if (static_cast<int64_t>(rois.shape(1)) != (batch_indices ? 4 : 5)) {
+    throw nb::value_error(("rois must be [K, " + std::to_string(batch_indices ? 4 : 5) + "]; got " +
+                           ShapeString(ShapeOf(rois))).c_str());
+  }
+  if (batch_indices && static_cast<int64_t>(batch_indices->shape(0)) != k) {
+    throw nb::value_error("batch_indices must hold one value per roi");
+  }
+  if (levels && static_cast<int64_t>(levels->shape(0)) != k) {
+    throw nb::value_error(("levels holds " + std::to_string(levels->shape(0)) + " values for " + std::to_string(k) +
+                           " rois").c_str());
+  }
+  const std::vector<int64_t> out_shape =
+      nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
+           : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
+  if (!Matches(output.dtype(), p.dtype)) {
+    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " + want).c_str());
+  }
+  if (ShapeOf(output) != out_shape) {
+    throw nb::value_error(("out has shape " + ShapeString(ShapeOf(output)) + "; expected " +
+                           ShapeString(out_shape)).c_str());
+  }
+  if (Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices)) ||
+      (levels && Overlap(output, *levels))) {
+    throw nb::value_error("out overlaps the rois, the batch indices or the levels");
+  }
+  roialign::MultiLevelInputs in;
+  in.maps = level_maps.data();
+  in.num_maps = static_cast<int32_t>(level_maps.size());
+  in.batch = n;
+  in.channels = c;
+  in.rois = rois.data();
+  in.batch_indices = batch_indices ? batch_indices->data() : nullptr;
+  in.levels = levels ? levels->data() : nullptr;
+  in.num_rois = k;
+  roialign::Status status;
+  {
+    nb::gil_scoped_release release;
+    status = kernel.Run(in, output.data(), num_threads);
+  }
+  Check(status);
+}
+
+roialign::MultiLevelKernel SelectMultiLevel(const std::string& target, int64_t pooled_height, int64_t pooled_width,
+                                            const std::vector<float>& scales, int32_t sampling_ratio,
+                                            int coordinate_mode, int pool_mode, int layout, int dtype, int level_rule,
+                                            float canonical_size, int32_t canonical_level) {
+  roialign::MultiLevelParams mp;
+  mp.params.pooled_height = pooled_height;
+  mp.params.pooled_width = pooled_width;
+  mp.params.sampling_ratio = sampling_ratio;
+  mp.params.coordinate_mode = static_cast<roialign::CoordinateMode>(coordinate_mode);
+  mp.params.pool_mode = static_cast<roialign::PoolMode>(pool_mode);
+  mp.params.layout = static_cast<roialign::Layout>(layout);
+  mp.params.dtype = static_cast<roialign::DType>(dtype);
+  mp.scales = scales;
+  mp.level_rule = static_cast<roialign::LevelRule>(level_rule);
+  mp.canonical_size = canonical_size;
+  mp.canonical_level = canonical_level;
+  const roialign::MultiLevelSelectResult selected = roialign::SelectMultiLevel(target, mp);
+  Check(selected.status);
+  return selected.kernel;
+}
+
 template <typename Enum>
 std::vector<int> Values(const std::vector<Enum>& values) {
   std::vector<int> out;
@@ -266,6 +362,22 @@ NB_MODULE(_roialign, m) {
            "Runs on dense arrays in memory order (input [N,C,H,W] or [N,H,W,C]; out [K,C,PH,PW] or [K,PH,PW,C]); "
            "rois float32 [K,5], or [K,4] with int64 batch_indices. Releases the GIL while the kernel runs.");
 
+  nb::dict level_rules;
+  level_rules["scale"] = static_cast<int>(ROIALIGN_LEVEL_RULE_SCALE);
+  level_rules["given"] = static_cast<int>(ROIALIGN_LEVEL_RULE_GIVEN);
+  level_rules["openvino"] = static_cast<int>(ROIALIGN_LEVEL_RULE_OPENVINO);
+  m.attr("LEVEL_RULES") = level_rules;
+  nb::class_<roialign::MultiLevelKernel>(m, "MultiLevelKernel", "roialign::MultiLevelKernel: immutable, thread-safe.")
+      .def_prop_ro("name", [](const roialign::MultiLevelKernel& k) { return k.name(); })
+      .def("run", &RunMultiLevel, nb::arg("maps"), nb::arg("rois").noconvert(),
+           nb::arg("batch_indices").noconvert().none(), nb::arg("levels").noconvert().none(),
+           nb::arg("out").noconvert(), nb::arg("num_threads"),
+           "Runs on dense arrays in memory order: one map per level, rois float32 [K,5] or [K,4] with int64 "
+           "batch_indices, int32 levels for the rule 'given'. Releases the GIL while the kernel runs.");
+  m.def("select_multi_level", &SelectMultiLevel, nb::arg("target"), nb::arg("pooled_height"),
+        nb::arg("pooled_width"), nb::arg("scales"), nb::arg("sampling_ratio"), nb::arg("coordinate_mode"),
+        nb::arg("pool_mode"), nb::arg("layout"), nb::arg("dtype"), nb::arg("level_rule"), nb::arg("canonical_size"),
+        nb::arg("canonical_level"), "roialign::SelectMultiLevel; raises on refusal.");
   m.def("select", &Select, nb::arg("target"), nb::arg("pooled_height"), nb::arg("pooled_width"),
         nb::arg("spatial_scale"), nb::arg("sampling_ratio"), nb::arg("coordinate_mode"), nb::arg("pool_mode"),
         nb::arg("layout"), nb::arg("dtype"), "roialign::Select; raises on refusal.");

@@ -43,5 +43,49 @@ Status ValidateParams(const Params& p) {
   return Status::Ok();
 }
 
+Status ValidateMultiLevelParams(const MultiLevelParams& p) {
+  const size_t L = p.scales.size();
+  if (L < 1 || L > ROIALIGN_MAX_LEVELS) {
+    return Invalid("the number of levels must be 1 to " + std::to_string(ROIALIGN_MAX_LEVELS) + " (got " +
+                   std::to_string(L) + ")");
+  }
+  for (size_t i = 0; i < L; ++i) {
+    const float s = p.scales[i];
+    if (!std::isfinite(s) || !(s > 0.0f)) {
+      return Invalid("scale of level " + std::to_string(i) + " must be finite and > 0 (got " + FloatText(s) + ")");
+    }
+  }
+  Status s = CheckKnown(p.level_rule);
+  if (!s.ok()) return s;
+  switch (p.level_rule) {
+    case LevelRule::kGiven:
+      return Status::Ok();
+    case LevelRule::kScale:
+      // The rule yields integer levels k = -log2(scale), mapped to maps by k - k_min: consecutive levels only.
+      for (size_t i = 0; i < L; ++i) {
+        int exponent = 0;
+        if (std::frexp(p.scales[i], &exponent) != 0.5f) {
+          return Invalid("level rule SCALE needs power-of-two scales; level " + std::to_string(i) + " has " +
+                         FloatText(p.scales[i]));
+        }
+        if (i > 0 && p.scales[i] != p.scales[i - 1] * 0.5f) {
+          return Invalid("level rule SCALE needs consecutive levels, finest first (each scale half the previous); "
+                         "level " + std::to_string(i) + " has " + FloatText(p.scales[i]) + " after " +
+                         FloatText(p.scales[i - 1]));
+        }
+      }
+      break;
+    case LevelRule::kOpenVino:
+      break;
+  }
+  if (!std::isfinite(p.canonical_size) || !(p.canonical_size > 0.0f)) {
+    return Invalid("canonical_size must be finite and > 0 (got " + FloatText(p.canonical_size) + ")");
+  }
+  if (p.canonical_level < -64 || p.canonical_level > 64) {
+    return Invalid("canonical_level must be in [-64, 64] (got " + std::to_string(p.canonical_level) + ")");
+  }
+  return Status::Ok();
+}
+
 }  // namespace internal
 }  // namespace roialign

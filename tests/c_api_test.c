@@ -116,6 +116,57 @@ int main(void) {
     CHECK(strstr(roialign_last_error(), "unknown dtype value 9") != NULL);
   }
 
+  /* Multi-level: two 1-channel maps (4x4 at scale 1/2, 2x2 at 1/4), two RoIs, levels given, then each RoI against
+   * a single-level run on its level's map. */
+  {
+    float p2[16], p3[4], out[2 * 6], single[6];
+    const float rois2[10] = {0, 0.5f, 0.5f, 6.0f, 5.0f, 0, 1.0f, 0.0f, 7.0f, 7.0f};
+    const int32_t levels[2] = {1, 0}, bad_levels[2] = {0, 2};
+    roialign_multi_level_params mp;
+    roialign_multi_level_kernel* ml = NULL;
+    roialign_kernel* one = NULL;
+    roialign_level_map maps[2];
+
+    for (i = 0; i < 16; ++i) p2[i] = (float)(i * i % 7);
+    for (i = 0; i < 4; ++i) p3[i] = (float)(10 + i);
+    maps[0].input = p2, maps[0].height = 4, maps[0].width = 4;
+    maps[1].input = p3, maps[1].height = 2, maps[1].width = 2;
+    memset(&mp, 0, sizeof(mp));
+    mp.params = DefaultParams(ROIALIGN_LAYOUT_NCHW);
+    mp.num_levels = 2;
+    mp.scales[0] = 0.5f;
+    mp.scales[1] = 0.25f;
+    mp.level_rule = ROIALIGN_LEVEL_RULE_GIVEN;
+    mp.canonical_size = 224.0f;
+    mp.canonical_level = 4;
+    CHECK(roialign_multi_level_select("host", &mp, &ml) == ROIALIGN_OK);
+    CHECK(strlen(roialign_multi_level_kernel_name(ml)) > 0);
+    CHECK(roialign_multi_level_run(ml, maps, 2, 1, 1, rois2, NULL, levels, 2, out, 1) == ROIALIGN_OK);
+    for (k = 0; k < 2; ++k) {
+      roialign_params p = mp.params;
+      p.spatial_scale = mp.scales[levels[k]];
+      CHECK(roialign_select("generic", &p, &one) == ROIALIGN_OK);
+      CHECK(roialign_run(one, levels[k] ? p3 : p2, 1, 1, levels[k] ? 2 : 4, levels[k] ? 2 : 4, rois2 + 5 * k, NULL, 1,
+                         single, 1) == ROIALIGN_OK);
+      for (i = 0; i < 6; ++i) CHECK(fabsf(out[6 * k + i] - single[i]) <= 1e-5f + 1e-4f * fabsf(single[i]));
+      roialign_kernel_free(one);
+    }
+    CHECK(roialign_multi_level_run(ml, maps, 2, 1, 1, rois2, NULL, bad_levels, 2, out, 1) ==
+          ROIALIGN_INVALID_ARGUMENT);
+    CHECK(strstr(roialign_last_error(), "roi 1: level 2 is outside [0, 2)") != NULL);
+    CHECK(roialign_multi_level_run(ml, maps, 1, 1, 1, rois2, NULL, levels, 2, out, 1) == ROIALIGN_INVALID_ARGUMENT);
+    roialign_multi_level_kernel_free(ml);
+    mp.num_levels = 9;
+    CHECK(roialign_multi_level_select("host", &mp, &ml) == ROIALIGN_INVALID_ARGUMENT && ml == NULL);
+    CHECK(strstr(roialign_last_error(), "num_levels must be 1 to 8 (got 9)") != NULL);
+    mp.num_levels = 2;
+    mp.level_rule = ROIALIGN_LEVEL_RULE_SCALE;
+    mp.scales[1] = 0.2f;
+    CHECK(roialign_multi_level_select("host", &mp, &ml) == ROIALIGN_INVALID_ARGUMENT);
+    CHECK(strstr(roialign_last_error(), "power-of-two") != NULL);
+    roialign_multi_level_kernel_free(NULL);
+  }
+
   if (failures == 0) printf("c_api_test: all checks passed\n");
   return failures == 0 ? 0 : 1;
 }

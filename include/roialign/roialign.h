@@ -99,6 +99,62 @@ ROIALIGN_API void roialign_kernel_free(roialign_kernel* kernel);
 /* Message of this thread's last failed call ("" if none); valid until this thread's next call. */
 ROIALIGN_API const char* roialign_last_error(void);
 
+/* ---- Multi-level RoIAlign (feature pyramids, docs/multi-level.md) ----
+ * Each RoI is pooled from one of up to ROIALIGN_MAX_LEVELS feature maps (the levels of an FPN), chosen by a level
+ * rule, in one call; outputs keep the RoIs' order. The maps share batch and channels; each has its own height,
+ * width and spatial scale. Every other attribute applies as in roialign_params. */
+#define ROIALIGN_MAX_LEVELS 8
+
+typedef enum {
+  /* torchvision MultiScaleRoIAlign: floor(canonical_level + log2(sqrt(area) / canonical_size) + 1e-6), clamped to
+   * the levels the scales give; the scales must be consecutive powers of two, finest first (e.g. 1/4 .. 1/32). */
+  ROIALIGN_LEVEL_RULE_SCALE = 0,
+  /* The caller's level per RoI (int32 in [0, num_levels)): Detectron2's, TensorRT's or any other rule. */
+  ROIALIGN_LEVEL_RULE_GIVEN = 1,
+  /* OpenVINO ExperimentalDetectronROIFeatureExtractor: level 0 is P2, floor(canonical_level - 2 +
+   * log2(sqrt(area) / canonical_size + 1e-6)) clamped to [0, num_levels); RoIs of zero or negative area are not
+   * pooled and give zeros. */
+  ROIALIGN_LEVEL_RULE_OPENVINO = 2
+} roialign_level_rule;
+
+typedef struct {
+  roialign_params params;               /* params.spatial_scale is not used: each level has its own scale */
+  int32_t num_levels;                   /* 1 .. ROIALIGN_MAX_LEVELS */
+  float scales[ROIALIGN_MAX_LEVELS];    /* spatial scale of level i (finite, > 0); entries past num_levels unused */
+  roialign_level_rule level_rule;
+  float canonical_size;                 /* SCALE and OPENVINO rules; 224 in all four reference systems */
+  int32_t canonical_level;              /* SCALE and OPENVINO rules; 4 (P4) in all four reference systems */
+} roialign_multi_level_params;
+
+/* One level's feature map: batch x channels x height x width in params.layout and params.dtype. */
+typedef struct {
+  const void* input;
+  int64_t height, width;
+} roialign_level_map;
+
+typedef struct roialign_multi_level_kernel roialign_multi_level_kernel;
+
+/* Validates the attributes (level count, scales, rule, and everything roialign_select checks) and picks the
+ * implementation; built-in implementations only (a registered one is UNSUPPORTED). *kernel NULL on failure. */
+ROIALIGN_API roialign_status roialign_multi_level_select(const char* target, const roialign_multi_level_params* params,
+                                                         roialign_multi_level_kernel** kernel);
+/* The implementation's name; valid as long as the kernel. */
+ROIALIGN_API const char* roialign_multi_level_kernel_name(const roialign_multi_level_kernel* kernel);
+/* Runs the kernel on `num_maps` maps (must equal num_levels). `levels`: one int32 per RoI with the GIVEN rule,
+ * NULL otherwise. rois and batch_indices as in roialign_run. Output: K*C*PH*PW elements in the RoIs' order. */
+ROIALIGN_API roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kernel,
+                                                      const roialign_level_map* maps, int32_t num_maps, int64_t batch,
+                                                      int64_t channels, const float* rois,
+                                                      const int64_t* batch_indices, const int32_t* levels,
+                                                      int64_t num_rois, void* output, int32_t num_threads);
+/* The same on the caller's pool (rules as roialign_run_with_threadpool). */
+ROIALIGN_API roialign_status roialign_multi_level_run_with_threadpool(
+    const roialign_multi_level_kernel* kernel, const roialign_level_map* maps, int32_t num_maps, int64_t batch,
+    int64_t channels, const float* rois, const int64_t* batch_indices, const int32_t* levels, int64_t num_rois,
+    void* output, const roialign_threadpool* pool);
+/* Frees a kernel; NULL is allowed. */
+ROIALIGN_API void roialign_multi_level_kernel_free(roialign_multi_level_kernel* kernel);
+
 /* ---- Strategy queries (layout planning) and custom targets ---- */
 
 /* What a target can serve. Bit i of a mask is set when enum value i is supported. */

@@ -31,6 +31,12 @@ enum class CoordinateMode : int {
   kHalfPixelCentered = ROIALIGN_COORD_HALF_PIXEL_CENTERED,
   kLegacyUnclamped = ROIALIGN_COORD_LEGACY_UNCLAMPED,
 };
+// How a multi-level call picks each RoI's level (roialign.h, docs/multi-level.md).
+enum class LevelRule : int {
+  kScale = ROIALIGN_LEVEL_RULE_SCALE,
+  kGiven = ROIALIGN_LEVEL_RULE_GIVEN,
+  kOpenVino = ROIALIGN_LEVEL_RULE_OPENVINO,
+};
 
 // Names used in messages and by the benchmarks ("NCHW", "AVG", "HALF_PIXEL", "F32"); "?" for unknown values.
 ROIALIGN_API const char* ToString(StatusCode code);
@@ -38,6 +44,7 @@ ROIALIGN_API const char* ToString(Layout layout);
 ROIALIGN_API const char* ToString(DType dtype);
 ROIALIGN_API const char* ToString(PoolMode mode);
 ROIALIGN_API const char* ToString(CoordinateMode mode);
+ROIALIGN_API const char* ToString(LevelRule rule);  // "SCALE", "GIVEN", "OPENVINO"
 
 // Outcome of a call: a code and, unless ok, a message a user can act on.
 class Status {
@@ -126,6 +133,58 @@ class SelectResult {
 // INVALID_ARGUMENT (bad attributes or unknown target) or UNSUPPORTED (nothing serves them; the message lists
 // what the target does support).
 ROIALIGN_API SelectResult Select(const std::string& target, const Params& params);
+
+// Multi-level attributes (docs/multi-level.md): `params` minus its spatial_scale, which each level has its own of.
+struct MultiLevelParams {
+  Params params;
+  std::vector<float> scales;  // level i's spatial scale; 1 to ROIALIGN_MAX_LEVELS levels
+  LevelRule level_rule = LevelRule::kScale;
+  float canonical_size = 224.0f;
+  int32_t canonical_level = 4;
+};
+
+// One level's map (batch x channels x height x width, shared batch and channels).
+using LevelMap = roialign_level_map;
+
+// One multi-level call's data. `levels`: one int32 per RoI with LevelRule::kGiven, else null.
+struct MultiLevelInputs {
+  const LevelMap* maps = nullptr;
+  int32_t num_maps = 0;  // must equal the kernel's level count
+  int64_t batch = 0, channels = 0;
+  const float* rois = nullptr;
+  const int64_t* batch_indices = nullptr;
+  const int32_t* levels = nullptr;
+  int64_t num_rois = 0;
+};
+
+// A selected multi-level implementation: immutable, cheap to copy, safe to run from many threads at once.
+class MultiLevelKernel {
+ public:
+  MultiLevelKernel() = default;
+  // Validates the data (each level's shape, the given levels, every RoI on its level), then pools each RoI from
+  // its level into output[k]; on error `output` is untouched.
+  ROIALIGN_API Status Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads = 0) const;
+  ROIALIGN_API Status Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const;
+  const std::string& name() const { return kernel_.name(); }
+  const MultiLevelParams& params() const { return params_; }
+  bool valid() const { return kernel_.valid(); }
+
+ private:
+  friend struct KernelAccess;
+  Kernel kernel_;  // the single-level kernel every level runs (its spatial_scale is level 0's)
+  MultiLevelParams params_;
+};
+
+// A MultiLevelKernel or the Status explaining why there is none.
+struct MultiLevelSelectResult {
+  Status status;
+  MultiLevelKernel kernel;
+  bool ok() const { return status.ok(); }
+};
+
+// Validates the level count, the scales and the rule, then selects as Select does (built-in implementations
+// only: a registered implementation is UNSUPPORTED).
+ROIALIGN_API MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLevelParams& params);
 
 // What a target serves (for layout planning), or why it cannot serve anything here.
 struct TargetInfo {

@@ -29,7 +29,7 @@ import numpy as np
 from . import _roialign
 
 __version__ = _roialign.__version__
-__all__ = ["roi_align", "select", "Kernel", "query_target", "targets", "implementations"]
+__all__ = ["roi_align", "multi_scale_roi_align", "select", "Kernel", "query_target", "targets", "implementations"]
 
 _LAYOUTS = dict(_roialign.LAYOUTS)                    # "NCHW", "NHWC"
 _DTYPES = dict(_roialign.DTYPES)                      # "float32", "float16", "bfloat16"
@@ -406,6 +406,101 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
                     aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=fmap.dtype)
     return kernel._run(fmap, boxes, None, num_threads)
+
+
+@functools.lru_cache(maxsize=16)
+def _select_multi_level_cached(target, ph, pw, scales, sampling_ratio, coordinate_mode, layout, dtype, rule,
+                               canonical_size, canonical_level):
+    return _roialign.select_multi_level(target, ph, pw, list(scales), sampling_ratio,
+                                        _COORDINATE_MODES[coordinate_mode], _POOL_MODES["avg"], _LAYOUTS[layout],
+                                        _DTYPES[dtype], _roialign.LEVEL_RULES[rule], canonical_size, canonical_level)
+
+
+def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling_ratio=-1, aligned=False, *,
+                          layout="NCHW", canonical_scale=224, canonical_level=4, levels=None, target="host",
+                          num_threads=0):
+    """RoIAlign over a feature pyramid in one call: each box pooled from one level (docs/multi-level.md).
+
+    The forward of torchvision's ``MultiScaleRoIAlign`` as one function, without its per-level loop and scatter.
+
+    ``features``: a list (or tuple) of feature maps, one per level, finest first, all of one kind and dtype, with the
+    same batch size and channels and each its own height and width; each follows ``layout`` as in :func:`roi_align`.
+
+    ``boxes``: as in :func:`roi_align` (``[K, 5]`` rows, or a list of ``[L_i, 4]`` per image), in image pixels.
+
+    ``spatial_scales``: one scale per level (e.g. ``[1/4, 1/8, 1/16, 1/32]`` for P2-P5), each finite and > 0.
+
+    ``levels``: which level pools each box.
+
+    - ``None`` (default): torchvision's rule, ``floor(canonical_level + log2(sqrt(area) / canonical_scale) +
+      1e-6)`` clamped to the levels the scales give, which must then be consecutive powers of two, finest first.
+    - ``"openvino"``: OpenVINO ExperimentalDetectronROIFeatureExtractor's rule: level 0 is P2, ``floor(
+      canonical_level - 2 + log2(sqrt(area) / canonical_scale + 1e-6))`` clamped to the levels; boxes of zero or
+      negative area are not pooled and give zeros.
+    - an int array of one level index in ``[0, len(features))`` per box: any other rule (Detectron2's, TensorRT's).
+
+    ``output_size``, ``sampling_ratio``, ``aligned``, ``layout``, ``target``, ``num_threads``: as in
+    :func:`roi_align`. The result is ``[K, C, PH, PW]`` (NHWC numpy: ``[K, PH, PW, C]``), in the boxes' order, of the
+    features' kind and dtype.
+
+    Raises TypeError and ValueError for malformed arguments, ValueError with the library's message for bad
+    attributes or data (e.g. a level outside the pyramid), NotImplementedError when the target cannot serve them.
+    """
+    if not isinstance(target, str):
+        raise TypeError("target must be a string; got %r" % (target,))
+    if not isinstance(features, (list, tuple)) or not features:
+        raise TypeError("features must be a non-empty list of feature maps, one per level; got %s"
+                        % type(features).__name__)
+    layout = _choose(layout, _LAYOUTS, "layout")
+    maps = [_Map(f, layout) for f in features]
+    for i, m in enumerate(maps[1:], 1):
+        if m.kind != maps[0].kind or m.dtype != maps[0].dtype:
+            raise TypeError("features[%d] is a %s %s map; features[0] is %s %s (levels share kind and dtype)"
+                            % (i, m.kind, m.dtype, maps[0].kind, maps[0].dtype))
+    try:
+        scales = tuple(float(s) for s in spatial_scales)
+    except (TypeError, ValueError):
+        raise TypeError("spatial_scales must be a sequence of numbers; got %r" % (spatial_scales,)) from None
+    if len(scales) != len(maps):
+        raise ValueError("spatial_scales has %d values for %d feature maps" % (len(scales), len(maps)))
+    if isinstance(sampling_ratio, bool) or not isinstance(sampling_ratio, numbers.Integral):
+        raise TypeError("sampling_ratio must be an int (<= 0: adaptive); got %r" % (sampling_ratio,))
+    if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
+        raise TypeError("num_threads must be an int; got %r" % (num_threads,))
+    level_array = None
+    if levels is None:
+        rule = "scale"
+    elif isinstance(levels, str):
+        if levels != "openvino":
+            raise ValueError("levels must be None, 'openvino' or one level index per box; got %r" % (levels,))
+        rule = "openvino"
+    else:
+        rule = "given"
+        a = levels.detach().cpu().numpy() if _is_tensor(levels) else np.asarray(levels)
+        if a.ndim != 1 or a.dtype.kind not in "iu":
+            raise TypeError("levels must be a 1-D integer array (one level index per box); got %s %s"
+                            % (a.dtype, a.shape))
+        level_array = np.ascontiguousarray(a, dtype=np.int32)
+        if level_array.size and not np.array_equal(level_array, a):
+            raise ValueError("levels hold values outside int32")
+    ph, pw = _pair(output_size)
+    kernel = _select_multi_level_cached(target, ph, pw, scales, int(sampling_ratio),
+                                        "half_pixel" if aligned else "legacy", layout, maps[0].dtype, rule,
+                                        float(canonical_scale), int(canonical_level))
+    rois, batch_indices = _boxes(boxes)
+    if level_array is not None and level_array.shape[0] != rois.shape[0]:
+        raise ValueError("levels has %d values for %d boxes" % (level_array.shape[0], rois.shape[0]))
+    nhwc = layout == "NHWC"
+    k, c = rois.shape[0], maps[0].channels
+    memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
+    if maps[0].kind == "torch":
+        torch = _torch()
+        out_memory = torch.empty(memory_shape, dtype=getattr(torch, maps[0].dtype))
+        result = out_memory.permute(0, 3, 1, 2) if nhwc else out_memory
+    else:
+        result = out_memory = np.empty(memory_shape, dtype=maps[0].dtype)
+    kernel.run([m.memory for m in maps], rois, batch_indices, level_array, out_memory, int(num_threads))
+    return result
 
 
 def query_target(name):

@@ -1,0 +1,164 @@
+// MultiLevelKernel::Run: every level's shape and every RoI on its level validated first, then the RoIs grouped
+// by level (a counting sort) and each level's group run as one single-level plan on that level's map. Kernels
+// write each RoI's output in its own slot, so results are in input order with no scatter and no extra pass.
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/enums.h"
+#include "core/messages.h"
+#include "execution/execute.h"
+#include "execution/kernel_access.h"
+#include "execution/parallel.h"
+#include "execution/plan.h"
+#include "execution/pyramid_levels.h"
+#include "execution/selected_kernel.h"
+#include "execution/validate_data.h"
+#include "kernels/roi_geometry.h"
+#include "roialign/roialign.hpp"
+
+namespace roialign {
+namespace internal {
+namespace {
+
+std::string LevelPrefix(size_t l) { return "level " + std::to_string(l) + ": "; }
+
+// The RoIs' levels (kNotPooled for those no level pools), or why the call is invalid.
+Status AssignLevels(const MultiLevelParams& mp, const MultiLevelInputs& in, std::vector<int32_t>* levels) {
+  const int64_t K = in.num_rois;
+  const int32_t L = static_cast<int32_t>(mp.scales.size());
+  levels->resize(static_cast<size_t>(K));
+  if (mp.level_rule == LevelRule::kGiven) {
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t l = in.levels[k];
+      if (l < 0 || l >= L) {
+        return Invalid("roi " + std::to_string(k) + ": level " + std::to_string(l) + " is outside [0, " +
+                       std::to_string(L) + ")");
+      }
+      (*levels)[static_cast<size_t>(k)] = l;
+    }
+    return Status::Ok();
+  }
+  const int32_t k_min = mp.level_rule == LevelRule::kScale ? FinestLevel(mp) : 0;
+  for (int64_t k = 0; k < K; ++k) {
+    const RoiRecord r = RoiAt(in.rois, in.batch_indices, k);
+    (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, r.x1, r.y1, r.x2, r.y2);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& in, void* output,
+                       const Threading& threading) {
+  const SelectedKernel* selected = KernelAccess::Selected(KernelAccess::Inner(kernel));
+  if (selected == nullptr) {
+    return Invalid("multi-level kernel is empty (not obtained from a successful SelectMultiLevel)");
+  }
+  const MultiLevelParams& mp = kernel.params();
+  const size_t L = mp.scales.size();
+  if (in.num_maps != static_cast<int32_t>(L)) {
+    return Invalid("got " + std::to_string(in.num_maps) + " maps; the kernel has " + std::to_string(L) + " levels");
+  }
+  if (in.maps == nullptr) return Invalid("maps is null");
+  const int64_t K = in.num_rois;
+  if (mp.level_rule == LevelRule::kGiven && K > 0 && in.levels == nullptr) {
+    return Invalid("level rule GIVEN needs levels (one int32 per RoI), but levels is null");
+  }
+  if (mp.level_rule != LevelRule::kGiven && in.levels != nullptr) {
+    return Invalid(std::string("levels are given, but the level rule is ") + ToString(mp.level_rule) +
+                   " (levels are read with the rule GIVEN only)");
+  }
+
+  // Each level's attributes and call, and its shape checked.
+  std::vector<Params> params(L, mp.params);
+  std::vector<Inputs> inputs(L);
+  for (size_t l = 0; l < L; ++l) {
+    params[l].spatial_scale = mp.scales[l];
+    Inputs& il = inputs[l];
+    il.input = in.maps[l].input;
+    il.batch = in.batch;
+    il.channels = in.channels;
+    il.height = in.maps[l].height;
+    il.width = in.maps[l].width;
+    il.rois = in.rois;
+    il.batch_indices = in.batch_indices;
+    il.num_rois = K;
+    const Status s = CheckShape(params[l], il, output);
+    if (!s.ok()) return Invalid(LevelPrefix(l) + s.message());
+  }
+
+  std::vector<int32_t> levels;
+  Status s = AssignLevels(mp, in, &levels);
+  if (!s.ok()) return s;
+  // Every RoI checked on its own level's map and scale; one not pooled only for its batch index and coordinates.
+  std::vector<RoiTotals> totals(L);
+  std::vector<int64_t> counts(L + 1, 0);  // counts[L]: RoIs not pooled
+  int64_t work = 0;
+  for (int64_t k = 0; k < K; ++k) {
+    const int32_t l = levels[static_cast<size_t>(k)];
+    if (l == kNotPooled) {
+      RoiTotals unused;
+      int64_t no_work = 0;
+      s = CheckRoi(params[0], inputs[0], k, &unused, &no_work);
+      ++counts[L];
+    } else {
+      s = CheckRoi(params[static_cast<size_t>(l)], inputs[static_cast<size_t>(l)], k,
+                   &totals[static_cast<size_t>(l)], &work);
+      ++counts[static_cast<size_t>(l)];
+    }
+    if (!s.ok()) return s;
+  }
+  if (K == 0 || in.channels == 0) return Status::Ok();  // nothing to write
+
+  try {
+    // RoI indices grouped by level, in input order within a level (the planner orders them for locality).
+    std::vector<int64_t> begin(L + 1, 0), order(static_cast<size_t>(K));
+    for (size_t l = 1; l <= L; ++l) begin[l] = begin[l - 1] + counts[l - 1];
+    std::vector<int64_t> next = begin;
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t l = levels[static_cast<size_t>(k)];
+      order[static_cast<size_t>(next[l == kNotPooled ? L : static_cast<size_t>(l)]++)] = k;
+    }
+    std::vector<Problem> problems(L);
+    std::vector<Plan> plans(L);
+    BorrowedMemory memory(selected->memory);
+    for (size_t l = 0; l < L; ++l) {
+      if (counts[l] == 0) continue;
+      FillProblem(params[l], inputs[l], output, totals[l], &problems[l]);
+      problems[l].roi_subset = order.data() + begin[l];
+      problems[l].subset_size = counts[l];
+      plans[l] = MakePlan(problems[l], selected->needs, threading);
+      ReserveWorkingMemory(problems[l], plans[l], selected->needs, memory.get());
+    }
+    // Everything is allocated: from here on the output is written.
+    const size_t roi_bytes = static_cast<size_t>(in.channels * mp.params.pooled_height * mp.params.pooled_width *
+                                                 BytesOf(mp.params.dtype));
+    for (int64_t i = begin[L]; i < K; ++i) {  // zero is +0.0 in every dtype
+      std::memset(static_cast<unsigned char*>(output) + static_cast<size_t>(order[static_cast<size_t>(i)]) * roi_bytes,
+                  0, roi_bytes);
+    }
+    for (size_t l = 0; l < L; ++l) {
+      if (counts[l] == 0) continue;
+      Execute(problems[l], plans[l], selected->fn, selected->transpose, selected->needs, threading, memory.get());
+    }
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory allocating working memory for " + selected->name);
+  }
+  return Status::Ok();
+}
+
+}  // namespace internal
+
+Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads) const {
+  return internal::RunMultiLevelOn(*this, inputs, output, {num_threads, nullptr});
+}
+
+Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
+  Status s = internal::ValidateThreadPool(&pool);
+  if (!s.ok()) return s;
+  return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool});
+}
+
+}  // namespace roialign
