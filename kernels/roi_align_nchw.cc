@@ -53,13 +53,13 @@ void RemapTaps(const AxisTap* taps, int64_t n_outer, int64_t stride, int64_t j0,
 }
 
 // Channels [0, n) of `count` channels-last f32 bins (bin_stride floats apart) into n planes plane_stride apart, in
-// TOut (the output's type, or f32 partial state), four planes at a time: the stores then run along the planes (a
-// RoI's output is one contiguous block) instead of across 4n lines.
+// TOut (the output's type, or f32 partial state), one register tile's planes at a time: the stores then run
+// along the planes (a RoI's output is one contiguous block) instead of across n lines at once.
 template <typename TOut>
 void BinsToPlanes(const float* bins, int64_t count, int64_t bin_stride, int64_t n, TOut* planes,
                   int64_t plane_stride) {
-  for (int64_t j = 0; j < n; j += 4) {
-    TransposeTile(bins, bin_stride, plane_stride, 0, count, j, std::min(n, j + 4), planes);
+  for (int64_t j = 0; j < n; j += kTransposeTileF32) {
+    TransposeTile(bins, bin_stride, plane_stride, 0, count, j, std::min(n, j + kTransposeTileF32), planes);
   }
 }
 
