@@ -45,8 +45,7 @@ bool UseBandTransform(const PlannerNeeds& needs, const Problem& p, int64_t band_
 }
 
 // Outputs larger than this do not stay in a typical last-level cache (shared with the map's bands), so
-// channels-last kernels write finished bins with non-temporal stores, and planar kernels on transformed bands
-// each finished RoI's planes.
+// channels-last kernels write finished bins with non-temporal stores.
 constexpr double kStreamOutputBytes = 16.0 * 1024 * 1024;
 
 // Channels per task. Planar kernels on per-RoI tiles: a fixed block of channels for all RoIs before the next
@@ -72,8 +71,7 @@ void PlanTasks(const Problem& p, const PlannerNeeds& needs, const Threading& thr
   const double output_bytes = static_cast<double>(p.num_rois) *
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
-  const bool streams = needs.row_bands || (banded && needs.band_transform);
-  plan->stream_output = streams && output_bytes > kStreamOutputBytes;
+  plan->stream_output = needs.row_bands && output_bytes > kStreamOutputBytes;
   plan->partial_in_output = p.params.dtype == DType::kF32;
 }
 

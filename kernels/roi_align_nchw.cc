@@ -6,11 +6,9 @@
 #define HWY_TARGET_INCLUDE "kernels/roi_align_nchw.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
-#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "kernels/kernel_descriptor.h"
 #include "kernels/roi_align-inl.h"
@@ -73,20 +71,6 @@ void CopyFloats(const float* src, int64_t count, float* dst) {
   int64_t i = 0;
   for (; i + lanes <= count; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
   for (; i < count; ++i) dst[i] = src[i];
-}
-
-// dst[0, count) = src[0, count) with non-temporal stores (dst vector-aligned): the lines are written without
-// first being read from memory. Elements move as their bits.
-template <typename T>
-void StreamCopy(const T* src, int64_t count, T* dst) {
-  using Bits = std::conditional_t<sizeof(T) == 4, float, uint16_t>;
-  const hn::ScalableTag<Bits> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const Bits* s = reinterpret_cast<const Bits*>(src);
-  Bits* o = reinterpret_cast<Bits*>(dst);
-  int64_t i = 0;
-  for (; i + lanes <= count; i += lanes) hn::Stream(hn::LoadU(d, s + i), d, o + i);
-  for (; i < count; ++i) o[i] = s[i];
 }
 
 // One RoI's state while its bins are processed in rectangles.
@@ -202,16 +186,7 @@ void ProcessSharedWhole(const RoiWork<T>& w, const ChannelsLast<T>& in, int64_t 
   float* const bins = s.bins.get();
   CopyFloats(held, (resumes ? ph0 + 1 : ph0) * PW * n, bins);
   PoolBins(w, in, ph0 * PW, PH * PW, bins + ph0 * PW * n);
-  T* const planes = static_cast<T*>(p.output) + roi_offset;
-  const hn::ScalableTag<std::conditional_t<sizeof(T) == 4, float, uint16_t>> d_bits;
-  if (w.pass.stream_output && IsVectorAligned(d_bits, planes)) {
-    // Planar in cache first (the transpose writes every line piecemeal), then streamed out whole.
-    T* const staged = reinterpret_cast<T*>(s.tile.get());
-    BinsToPlanes(bins, PH * PW, n, n, staged, PH * PW);
-    StreamCopy(staged, n * PH * PW, planes);
-  } else {
-    BinsToPlanes(bins, PH * PW, n, n, planes, PH * PW);
-  }
+  BinsToPlanes(bins, PH * PW, n, n, static_cast<T*>(p.output) + roi_offset, PH * PW);
 }
 
 // The RoI's bins from the channels-last band of map rows that the plan prepared for all RoIs of the image
@@ -354,7 +329,6 @@ void RoiAlignNchw(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
       }
     }
   }
-  if (pass.stream_output) hwy::FlushStream();  // order the non-temporal stores before the caller's barrier
 }
 
 TargetKernel NchwTargetKernel() { return {HWY_TARGET, ROIALIGN_PER_DTYPE(RoiAlignNchw)}; }
