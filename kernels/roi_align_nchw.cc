@@ -53,14 +53,24 @@ void RemapTaps(const AxisTap* taps, int64_t n_outer, int64_t stride, int64_t j0,
 }
 
 // Channels [0, n) of `count` channels-last f32 bins (bin_stride floats apart) into n planes plane_stride apart, in
-// TOut (the output's type, or f32 partial state), four planes at a time: the stores then run along the planes (a
-// RoI's output is one contiguous block) instead of across 4n lines.
+// TOut (the output's type, or f32 partial state), one register tile's planes at a time: the stores then run
+// along the planes (a RoI's output is one contiguous block) instead of across n lines at once.
 template <typename TOut>
 void BinsToPlanes(const float* bins, int64_t count, int64_t bin_stride, int64_t n, TOut* planes,
                   int64_t plane_stride) {
-  for (int64_t j = 0; j < n; j += 4) {
-    TransposeTile(bins, bin_stride, plane_stride, 0, count, j, std::min(n, j + 4), planes);
+  for (int64_t j = 0; j < n; j += kTransposeTileF32) {
+    TransposeTile(bins, bin_stride, plane_stride, 0, count, j, std::min(n, j + kTransposeTileF32), planes);
   }
+}
+
+// dst[0, count) = src[0, count) for the channels-last state (f32): vector loads and stores, not memcpy, whose
+// `rep movsb` hides its cost from instruction counts (bench/ab_instructions.py).
+void CopyFloats(const float* src, int64_t count, float* dst) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= count; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+  for (; i < count; ++i) dst[i] = src[i];
 }
 
 // One RoI's state while its bins are processed in rectangles.
@@ -137,20 +147,61 @@ void ProcessRect(const RoiWork<T>& w, int64_t ph0, int64_t ph1, int64_t pw0, int
   }
 }
 
+// Pools bins [b0, b1) of the RoI (bin = ph * PW + pw) from the channels-last band `in` into channels-last
+// `bins` (n floats per bin, bin b0 first); a bin resumes from the state already there unless the band holds its
+// first sample row. Needs ProcessShared's rebased y taps and per-row sample ranges.
+template <typename T>
+void PoolBins(const RoiWork<T>& w, const ChannelsLast<T>& in, int64_t b0, int64_t b1, float* bins) {
+  const hn::ScalableTag<float> d;
+  const Problem& p = w.p;
+  Scratch& s = w.s;
+  const int64_t PW = p.params.pooled_width, gh = w.gy.grid, gw = w.gx.grid, n = w.c_end - w.c_begin;
+  for (int64_t bin = b0; bin < b1; ++bin) {
+    const int64_t ph = bin / PW, pw = bin % PW;
+    const int64_t ib = s.band_samples[2 * ph], ie = s.band_samples[2 * ph + 1];
+    const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, ib, ie,
+                                s.merged.data()};
+    float* const out = bins + (bin - b0) * n;
+    PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, false, BinOutput<float>{out, out});
+  }
+}
+
+// ProcessShared for a RoI whose bins all fit the bins buffer. Until its last band, the RoI's bins stay
+// channels-last in its own f32 partial block (n * PH * PW floats, contiguous: for f32 outputs its output block):
+// a band pools its bin rows there in place, resuming a row from the state it left. The last band copies the
+// earlier rows into the bins buffer and turns the whole RoI planar at once. Planar partial state instead cost a
+// cache line per plane for every few bins a band wrote or resumed, each read from memory first.
+template <typename T>
+void ProcessSharedWhole(const RoiWork<T>& w, const ChannelsLast<T>& in, int64_t ph0, int64_t ph1, bool resumes) {
+  const Problem& p = w.p;
+  Scratch& s = w.s;
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, C = p.channels;
+  const int64_t gh = w.gy.grid, n = w.c_end - w.c_begin;
+  const int64_t roi_offset = (w.k * C + w.c_begin) * PH * PW;
+  float* const held = w.pass.partial + roi_offset;  // the channels-last state between bands
+  if (ph1 < PH || s.band_samples[2 * (PH - 1) + 1] < gh) {  // a later band goes on
+    PoolBins(w, in, ph0 * PW, ph1 * PW, held + ph0 * PW * n);
+    return;
+  }
+  float* const bins = s.bins.get();
+  CopyFloats(held, (resumes ? ph0 + 1 : ph0) * PW * n, bins);
+  PoolBins(w, in, ph0 * PW, PH * PW, bins + ph0 * PW * n);
+  BinsToPlanes(bins, PH * PW, n, n, static_cast<T*>(p.output) + roi_offset, PH * PW);
+}
+
 // The RoI's bins from the channels-last band of map rows that the plan prepared for all RoIs of the image
 // (Pass::channels_last_rows): only the sample rows in the band, with y taps made relative to its first row. The
 // bins with samples in the band are consecutive rows of bins; they are pooled channels-last and transposed into
-// the planar output in 4x4 register tiles. A bin row that began in an earlier band resumes from its partial
-// state (first/last protocol), transposed back first; a row that goes on in a later band leaves its state in
-// Pass::partial.
+// the planar output in register tiles. A bin row that began in an earlier band resumes from its partial state
+// in Pass::partial (first/last protocol). That state is channels-last when all the RoI's bins fit the bins
+// buffer (ProcessSharedWhole), else planar, chunk by chunk of bins.
 template <typename T>
 void ProcessShared(const RoiWork<T>& w) {
-  const hn::ScalableTag<float> d;
   const Problem& p = w.p;
   const Pass& pass = w.pass;
   Scratch& s = w.s;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, C = p.channels;
-  const int64_t gh = w.gy.grid, gw = w.gx.grid, n = w.c_end - w.c_begin;
+  const int64_t gh = w.gy.grid, n = w.c_end - w.c_begin;
   HWY_DASSERT(w.batch == pass.image);
   const int64_t r0 = pass.rows_begin;
   const T* const rows = static_cast<const T*>(pass.channels_last_rows);
@@ -180,6 +231,11 @@ void ProcessShared(const RoiWork<T>& w) {
       band_ty[iy].hi -= r0;
     }
   }
+  if (ph0 >= ph1) return;  // no sample row of the RoI in this band (sparse grids)
+  if (n * PH * PW <= static_cast<int64_t>(kTileFloats)) {
+    ProcessSharedWhole(w, in, ph0, ph1, resume_ph >= 0);
+    return;
+  }
   // Bins [b0, b1) of the rows in the band, as many at a time as the bins buffer holds.
   const int64_t bins_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kTileFloats) / n);
   for (int64_t b0 = ph0 * PW; b0 < ph1 * PW; b0 += bins_per_chunk) {
@@ -190,20 +246,9 @@ void ProcessShared(const RoiWork<T>& w) {
         TransposeTile(partial_planes + r_begin, PH * PW, n, 0, n, 0, r_end - r_begin, bins + (r_begin - b0) * n);
       }
     }
-    for (int64_t bin = b0; bin < b1; ++bin) {
-      const int64_t ph = bin / PW, pw = bin % PW;
-      const int64_t ib = s.band_samples[2 * ph], ie = s.band_samples[2 * ph + 1];
-      const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, ib, ie,
-                                  s.merged.data()};
-      float* const out = bins + (bin - b0) * n;
-      PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, false, BinOutput<float>{out, out});
-    }
+    PoolBins(w, in, b0, b1, bins);
     // Finished rows go to the output, rows that go on in a later band to the partial state: runs of bins whose
-    // rows agree. When the partial state is the output itself (f32), one transpose serves both.
-    if (static_cast<void*>(partial_planes) == static_cast<void*>(planes)) {
-      BinsToPlanes(bins, b1 - b0, n, n, planes + b0, PH * PW);
-      continue;
-    }
+    // rows agree.
     auto finished = [&](int64_t bin) { return s.band_samples[2 * (bin / PW) + 1] == gh; };
     for (int64_t r0_bin = b0; r0_bin < b1;) {
       int64_t r1_bin = std::min(b1, (r0_bin / PW + 1) * PW);

@@ -1,6 +1,6 @@
 // Block transposer for the layout transforms: dst[j * dst_stride + i] = src[i * src_stride + j] over one block,
-// in tiles held in 128-bit registers (transpose-inl.h): 4x4 for f32, 8x8 for the 16-bit types, which move as
-// their bit patterns. Compiled once per Highway target; the execution layer
+// in register tiles (transpose-inl.h): 8x8 for f32 where 256-bit registers exist, else 4x4, and 8x8 for the
+// 16-bit types, which move as their bit patterns. Compiled once per Highway target; the execution layer
 // threads it over blocks, with the transposer of the selected kernel's own ISA inside Run.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/transpose_block.cc"

@@ -283,6 +283,38 @@ TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
   }
 }
 
+// The band path keeps a RoI's bins channels-last between bands when all of them fit the kernel's bins buffer,
+// and falls back to chunks of bins with planar partial state when they do not: 64 channels of 65 x 65 bins
+// (270400 floats, above the 262144 of kTileFloats) take the fallback, 7 x 7 bins the whole-RoI path.
+TEST_P(KernelTest, PlanarBandPathWithMoreBinsThanTheBuffer) {
+  const internal::ImplementationPtr impl = ImplementationNamed(Name());
+  ASSERT_NE(impl, nullptr);
+  if (!impl->needs.band_transform) return;  // planar kernels only
+  std::mt19937 rng(31);
+  Problem data = RandomProblem(&rng, 1, 64, 20, 24, 2, 1.0f);
+  AddRoi(&data, 0, -2.0f, -1.0f, 23.0f, 19.0f);  // every band
+  for (int64_t pooled : {int64_t{65}, int64_t{7}}) {
+    Params params;
+    params.pooled_height = params.pooled_width = pooled;
+    params.sampling_ratio = 1;
+    params.dtype = Dtype();
+    const std::vector<float> ref = RunOrFail("generic", params, data);
+    for (bool partial_in_output : {true, false}) {
+      if (partial_in_output && Dtype() != DType::kF32) continue;
+      ForcedPlan forced;
+      forced.band_rows = 3;
+      forced.partial_in_output = partial_in_output;
+      const std::vector<float> out = RunForcedPlan(*impl, params, data, data.input, ref.size(), forced);
+      ASSERT_EQ(out.size(), ref.size());
+      for (size_t i = 0; i < ref.size(); ++i) {
+        ASSERT_TRUE(WithinTolerance(out[i], ref[i], params.dtype))
+            << "pooled " << pooled << " partial_in_output " << partial_in_output << " element " << i << ": "
+            << out[i] << " vs " << ref[i];
+      }
+    }
+  }
+}
+
 // A map larger than a row band (kernels/row_bands.h) runs the channels-last kernels band by band; the results
 // match the reference and are the same bits for any thread count. 160 x 256 pixels of 256 bytes (64 floats or
 // 128 16-bit channels): 2 bands.
