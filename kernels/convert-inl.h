@@ -144,6 +144,32 @@ HWY_INLINE void StreamNarrow(D d, hn::Vec<D> v, T16* p) {
   hn::Stream(NarrowBits(d, v, p), d16, reinterpret_cast<uint16_t*>(p));
 }
 
+// A finished pass of paired BF16 channels (the even channels' and the odd channels' f32 values, see
+// kPairedBF16 in roi_align-inl.h) stored in natural order: f32 outputs interleaved; bfloat16 outputs rounded as
+// NarrowBits does, each even channel's pattern into the lower and each odd one's into the upper half of a
+// 32-bit lane, which is their order in memory. `stream`: p is aligned to a whole vector.
+template <class D>
+HWY_INLINE void PutPair(D d, hn::Vec<D> even, hn::Vec<D> odd, float* p, bool /*stream*/) {
+  hn::StoreInterleaved2(even, odd, d, p);
+}
+template <class D>
+HWY_INLINE void PutPair(D /*d*/, hn::Vec<D> even, hn::Vec<D> odd, hwy::bfloat16_t* p, bool stream) {
+  const hn::RebindToUnsigned<D> du;
+  auto rounded = [&](hn::Vec<D> v) {  // the pattern in the upper half
+    const auto u = hn::BitCast(du, v);
+    const auto odd_bit = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1));
+    const auto r = hn::Add(u, hn::Add(hn::Set(du, 0x7FFF), odd_bit));
+    return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Or(u, hn::Set(du, 0x00400000)), r);
+  };
+  const auto bits = hn::Or(hn::ShiftRight<16>(rounded(even)), hn::And(rounded(odd), hn::Set(du, 0xFFFF0000u)));
+  uint32_t* const q = reinterpret_cast<uint32_t*>(p);
+  if (stream) {
+    hn::Stream(bits, du, q);
+  } else {
+    hn::StoreU(bits, du, q);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace internal
 }  // namespace roialign

@@ -203,11 +203,38 @@ HWY_INLINE void MaxSamples(D d, const ChannelsLast<T>& in, const BinSamples& s, 
   }
 }
 
-// Loads U (8, 4 or 1) vectors of channels at p and adds w times each to its own accumulator (AVG).
+// BF16 in AVG's eight-vector passes, the hot loop: each 32-bit lane of a vector of patterns holds channels 2i
+// (lower half) and 2i + 1 (upper half), so a shift and a mask widen 2 * Lanes channels into their even and odd
+// channels, one operation per f32 vector instead of a lane-crossing zero extension plus a shift. The pass's
+// accumulators then hold (even, odd) pairs; every channel still sees the same chain of operations. Callgrind on
+// the default NHWC workload: 316 M instructions before, against 185 M for f32.
+template <typename T, int U>
+constexpr bool kPairedBF16 = std::is_same<T, hwy::bfloat16_t>::value && U == 8;
+
+// Loads U (8, 4 or 1) vectors of channels at p and adds w times each to its own accumulator (AVG); paired BF16:
+// the even and odd channels of 4 vectors of patterns into (a0, a1), ..., (a6, a7).
 template <bool Safe, int U, class D, class V, typename T>
 HWY_INLINE void MergedStep(D d, V w, const T* p, size_t tail, const T* end, V& a0, V& a1, V& a2, V& a3,
                            V& a4, V& a5, V& a6, V& a7) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  if constexpr (kPairedBF16<T, U>) {
+    // Eight full vectors of a pixel's channels never reach past the end of the data (only tails can), so these
+    // loads need no bounds check.
+    const hn::RebindToUnsigned<D> du;
+    const auto upper = hn::Set(du, 0xFFFF0000u);
+    auto pair = [&](int64_t k, V& even, V& odd) {
+      const auto u = hn::LoadU(du, reinterpret_cast<const uint32_t*>(p + 2 * k * lanes));
+      even = hn::MulAdd(w, hn::BitCast(d, hn::ShiftLeft<16>(u)), even);
+      odd = hn::MulAdd(w, hn::BitCast(d, hn::And(u, upper)), odd);
+    };
+    pair(0, a0, a1);
+    pair(1, a2, a3);
+    pair(2, a4, a5);
+    pair(3, a6, a7);
+    (void)tail;
+    (void)end;
+    return;
+  }
   const size_t n = U == 1 ? tail : hn::Lanes(d);
   auto load = [&](int64_t i) { return Safe ? LoadWide(d, p + i * lanes) : LoadPartial(d, p + i * lanes, n, end); };
   a0 = hn::MulAdd(w, load(0), a0);
@@ -292,21 +319,53 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples&
     return empty ? hn::Zero(d) : hn::Div(acc, count);
   };
   const bool streaming = last && stream && IsVectorAligned(d, out);
+  // Paired BF16 (kPairedBF16): the partial state stays in natural order, de-interleaved on the way in and
+  // interleaved on the way out.
+  auto start_pair = [&](int64_t c, V& even, V& odd) {
+    if (first) {
+      even = odd = hn::Zero(d);
+    } else {
+      hn::LoadInterleaved2(d, partial + c, even, odd);
+    }
+  };
+  const bool streaming_pairs = last && stream && IsVectorAligned(d, reinterpret_cast<const float*>(out));
+  auto write_pair = [&](auto even, auto odd, int64_t c) {  // generic: instantiated for paired BF16 only
+    if (last) {
+      PutPair(d, finish(even), finish(odd), out + c, streaming_pairs);
+    } else {
+      hn::StoreInterleaved2(even, odd, d, partial + c);
+    }
+  };
   int64_t c = 0;
   for (; c + 8 * lanes <= channels; c += 8 * lanes) {
-    V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
-    V a4 = start(c + 4 * lanes), a5 = start(c + 5 * lanes), a6 = start(c + 6 * lanes), a7 = start(c + 7 * lanes);
+    V a0, a1, a2, a3, a4, a5, a6, a7;
+    if constexpr (kPairedBF16<TIn, 8>) {
+      start_pair(c, a0, a1);
+      start_pair(c + 2 * lanes, a2, a3);
+      start_pair(c + 4 * lanes, a4, a5);
+      start_pair(c + 6 * lanes, a6, a7);
+    } else {
+      a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
+      a4 = start(c + 4 * lanes), a5 = start(c + 5 * lanes), a6 = start(c + 6 * lanes), a7 = start(c + 7 * lanes);
+    }
     AccumulateMerged<8>(d, in, rows, ny, cols, nx, max_col, c, full, a0, a1, a2, a3, a4, a5, a6, a7);
-    float* const pc = partial + c;
-    TOut* const oc = out + c;
-    WriteVector(d, finish(a0), pc, oc, last, streaming);
-    WriteVector(d, finish(a1), pc + lanes, oc + lanes, last, streaming);
-    WriteVector(d, finish(a2), pc + 2 * lanes, oc + 2 * lanes, last, streaming);
-    WriteVector(d, finish(a3), pc + 3 * lanes, oc + 3 * lanes, last, streaming);
-    WriteVector(d, finish(a4), pc + 4 * lanes, oc + 4 * lanes, last, streaming);
-    WriteVector(d, finish(a5), pc + 5 * lanes, oc + 5 * lanes, last, streaming);
-    WriteVector(d, finish(a6), pc + 6 * lanes, oc + 6 * lanes, last, streaming);
-    WriteVector(d, finish(a7), pc + 7 * lanes, oc + 7 * lanes, last, streaming);
+    if constexpr (kPairedBF16<TIn, 8>) {
+      write_pair(a0, a1, c);
+      write_pair(a2, a3, c + 2 * lanes);
+      write_pair(a4, a5, c + 4 * lanes);
+      write_pair(a6, a7, c + 6 * lanes);
+    } else {
+      float* const pc = partial + c;
+      TOut* const oc = out + c;
+      WriteVector(d, finish(a0), pc, oc, last, streaming);
+      WriteVector(d, finish(a1), pc + lanes, oc + lanes, last, streaming);
+      WriteVector(d, finish(a2), pc + 2 * lanes, oc + 2 * lanes, last, streaming);
+      WriteVector(d, finish(a3), pc + 3 * lanes, oc + 3 * lanes, last, streaming);
+      WriteVector(d, finish(a4), pc + 4 * lanes, oc + 4 * lanes, last, streaming);
+      WriteVector(d, finish(a5), pc + 5 * lanes, oc + 5 * lanes, last, streaming);
+      WriteVector(d, finish(a6), pc + 6 * lanes, oc + 6 * lanes, last, streaming);
+      WriteVector(d, finish(a7), pc + 7 * lanes, oc + 7 * lanes, last, streaming);
+    }
   }
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes), unused = a0;
