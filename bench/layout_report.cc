@@ -157,6 +157,28 @@ struct LimitRow {
   double limit_median_seconds;  // the median of the rounds' limits, each from its own round's peaks
 };
 
+// The limit row of one (workload, ISA, dtype, threads) from its rounds' peaks: the best peaks give the limit, the
+// medians its spread. W is Workload or PyramidWorkload (LimitOf in bench/limit.h).
+template <typename W>
+LimitRow SummarizeLimit(const std::string& workload, const char* isa, const std::string& dtype, int threads,
+                        const W& w, double read_bytes, double write_bytes, const std::vector<Peaks>& peaks) {
+  LimitRow lr{workload, isa, dtype, threads, w.ops_bound, read_bytes, write_bytes, Best(peaks), {}, {}, 0};
+  lr.limit = LimitOf(w, lr.best);
+  std::vector<double> fma, add, move, limit;
+  for (const Peaks& p : peaks) {
+    fma.push_back(p.gfma_per_s);
+    add.push_back(p.gadd_per_s);
+    move.push_back(p.move_seconds);
+    limit.push_back(LimitOf(w, p).seconds);
+  }
+  lr.limit_median_seconds = Median(limit);
+  lr.median = lr.best;
+  lr.median.gfma_per_s = Median(fma);
+  lr.median.gadd_per_s = Median(add);
+  lr.median.move_seconds = Median(move);
+  return lr;
+}
+
 // The FPN rows: one multi-level call per layout, and the same RoIs level by level (f32), timed round robin with
 // the peaks like the other workloads.
 void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const std::vector<int>& threads, int repeats,
@@ -169,13 +191,7 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
     const std::string base = dump_dir + "/fpn";
     const MultiLevelSelectResult ref = SelectMultiLevel(targets[0]->target, w.ParamsFor(Layout::kNCHW));
     const std::vector<LevelMap> maps = w.MapsFor(Layout::kNCHW);
-    MultiLevelInputs in;
-    in.maps = maps.data();
-    in.num_maps = static_cast<int32_t>(maps.size());
-    in.batch = 1;
-    in.channels = w.channels;
-    in.rois = w.rois.data();
-    in.num_rois = w.num_rois;
+    const MultiLevelInputs in = w.InputsFor(maps);
     if (!ref.ok() || !ref.kernel.Run(in, out.data(), 0).ok()) std::exit(1);
     std::ofstream j(base + ".json");
     j << "{\"name\": \"fpn\", \"batch\": 1, \"channels\": " << w.channels << ", \"num_rois\": " << w.num_rois
@@ -211,12 +227,7 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
         std::fprintf(stderr, "fpn %s: %s\n", t->isa, (multi[i].ok() ? init : multi[i].status).message().c_str());
         std::exit(1);
       }
-      in[i].maps = maps[i].data();
-      in[i].num_maps = static_cast<int32_t>(maps[i].size());
-      in[i].batch = 1;
-      in[i].channels = w.channels;
-      in[i].rois = w.rois.data();
-      in[i].num_rois = w.num_rois;
+      in[i] = w.InputsFor(maps[i]);
     }
     for (const int nt : threads) {
       std::fprintf(stderr, "  fpn %s F32 %d thread(s)...\n", t->isa, nt);
@@ -229,20 +240,7 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
       std::vector<Peaks> peaks;
       std::vector<std::vector<double>> seconds;
       RoundRobin(repeats, nt, &meter, paths, &peaks, &seconds);
-      LimitRow lr{"fpn", t->isa, "F32", nt, w.ops_bound, w.distinct_input_bytes, w.output_bytes, Best(peaks), {}, {}, 0};
-      lr.limit = LimitOf(w, lr.best);
-      std::vector<double> fma, add, move, limit;
-      for (const Peaks& p : peaks) {
-        fma.push_back(p.gfma_per_s);
-        add.push_back(p.gadd_per_s);
-        move.push_back(p.move_seconds);
-        limit.push_back(LimitOf(w, p).seconds);
-      }
-      lr.limit_median_seconds = Median(limit);
-      lr.median = lr.best;
-      lr.median.gfma_per_s = Median(fma);
-      lr.median.gadd_per_s = Median(add);
-      lr.median.move_seconds = Median(move);
+      const LimitRow lr = SummarizeLimit("fpn", t->isa, "F32", nt, w, w.distinct_input_bytes, w.output_bytes, peaks);
       limits->push_back(lr);
       std::vector<Row> now;
       for (size_t i = 0; i < paths.size(); ++i) {
@@ -428,21 +426,8 @@ int Main(int argc, char** argv) {
           std::vector<Peaks> peaks;
           std::vector<std::vector<double>> seconds;
           RoundRobin(repeats, nt, meters[di].get(), paths, &peaks, &seconds);
-          LimitRow lr{spec.name, t->isa, ToString(dtype), nt, w.ops_bound, Bytes(w.distinct_input_bytes, dtype),
-                      Bytes(w.output_bytes, dtype), Best(peaks), {}, {}, 0};
-          lr.limit = LimitOf(w, lr.best);
-          std::vector<double> fma, add, move, limit;
-          for (const Peaks& p : peaks) {
-            fma.push_back(p.gfma_per_s);
-            add.push_back(p.gadd_per_s);
-            move.push_back(p.move_seconds);
-            limit.push_back(LimitOf(w, p).seconds);
-          }
-          lr.limit_median_seconds = Median(limit);
-          lr.median = lr.best;
-          lr.median.gfma_per_s = Median(fma);
-          lr.median.gadd_per_s = Median(add);
-          lr.median.move_seconds = Median(move);
+          const LimitRow lr = SummarizeLimit(spec.name, t->isa, ToString(dtype), nt, w,
+                                             Bytes(w.distinct_input_bytes, dtype), Bytes(w.output_bytes, dtype), peaks);
           limits.push_back(lr);
           std::fprintf(stderr,
                        "    limit %.2f ms, rounds' median %.2f ms (compute %.2f, memory %.2f): best of %d rounds "

@@ -130,13 +130,7 @@ void BM_Pyramid(benchmark::State& state, std::string target, Layout layout, int 
     state.SkipWithError((init.ok() ? multi.status : init).message().c_str());
     return;
   }
-  MultiLevelInputs in;
-  in.maps = maps.data();
-  in.num_maps = static_cast<int32_t>(maps.size());
-  in.batch = 1;
-  in.channels = w.channels;
-  in.rois = w.rois.data();
-  in.num_rois = w.num_rois;
+  const MultiLevelInputs in = w.InputsFor(maps);
   for (auto _ : state) {
     const Status s = level_by_level ? levels.Run(out.data(), threads) : multi.kernel.Run(in, out.data(), threads);
     if (!s.ok()) {

@@ -193,6 +193,17 @@ std::vector<LevelMap> PyramidWorkload::MapsFor(Layout layout) const {
   return maps;
 }
 
+MultiLevelInputs PyramidWorkload::InputsFor(const std::vector<LevelMap>& maps) const {
+  MultiLevelInputs in;
+  in.maps = maps.data();
+  in.num_maps = static_cast<int32_t>(maps.size());
+  in.batch = 1;
+  in.channels = channels;
+  in.rois = rois.data();
+  in.num_rois = num_rois;
+  return in;
+}
+
 PyramidWorkload MakePyramidWorkload() {
   PyramidWorkload w;
   w.scales = {0.25f, 0.125f, 0.0625f, 0.03125f};

@@ -70,6 +70,8 @@ struct PyramidWorkload {
   // Single-level attributes of level l (its scale).
   Params LevelParams(Layout layout, size_t l) const;
   std::vector<LevelMap> MapsFor(Layout layout) const;
+  // The call's inputs over `maps` (from MapsFor, which must outlive them): all RoIs, one image.
+  MultiLevelInputs InputsFor(const std::vector<LevelMap>& maps) const;
   size_t OutputSize() const { return static_cast<size_t>(num_rois * channels * pooled * pooled); }
 };
 PyramidWorkload MakePyramidWorkload();
