@@ -3,9 +3,9 @@
 
   bench/report_tables.py [OUT_DIR]        (default: out; reads layout_report.json and, if present, peers.json)
 
-Prints: the limits and peaks, the layout table (every ISA), the AVX2 summary (workload x layout x threads: ms min
-and median, fraction_of_limit at each, speed-up against every peer), the AVX2 detail table (GFMA/s, load GB/s,
-targets), thread scaling, all of them f32; the 16-bit dtypes against f32 when the run had them (--dtypes); and the
+Prints: the limits and peaks, the layout table (every ISA), then for the best ISA of the run (the one target "host"
+selects, e.g. AVX-512 or AVX2) the summary (workload x layout x threads: ms min and median, fraction_of_limit at
+each, speed-up against every peer), the detail table (GFMA/s, load GB/s, targets), thread scaling, all of them f32; the 16-bit dtypes against f32 when the run had them (--dtypes); and the
 peers against our faster kernel. Every ratio in it comes from the one run. Times are medians of the rounds unless
 marked min; speed-ups are a peer's median over ours.
 """
@@ -13,14 +13,21 @@ import json
 import os
 import sys
 
-ORDER = ["default", "pooled14", "adaptive", "rois100", "l3"]
+ORDER = ["default", "pooled14", "adaptive", "rois100", "l3", "fpn"]
 TARGETS = {("default", "NHWC"): "50%", ("default", "NCHW"): "33%", ("pooled14", "NHWC"): "50%",
            ("pooled14", "NCHW"): "33%", ("adaptive", "NHWC"): "40%", ("adaptive", "NCHW"): "25%"}
 TRANSFORMS = ("NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW")
 
 
+ISA_ORDER = ["avx512", "avx2", "sse4", "sve2", "sve", "neon", "emu128", "scalar"]  # best first, as host ranks them
+
+
 def rank(workload):
     return ORDER.index(workload) if workload in ORDER else len(ORDER)
+
+
+def isa_rank(isa):
+    return ISA_ORDER.index(isa) if isa in ISA_ORDER else len(ISA_ORDER)
 
 
 def print_summary(rows, peers):
@@ -78,8 +85,9 @@ def main(argv):
           "| NCHW data → NHWC kernel ms | faster kernel |")
     print("|---|---|---|---|---|---|---|---|")
     keys = sorted({(r["workload"], r["isa"], r["threads"]) for r in results},
-                  key=lambda k: (rank(k[0]), ["avx512", "avx2", "sse4", "emu128", "scalar"].index(k[1])
-                                 if k[1] in ["avx512", "avx2", "sse4", "emu128", "scalar"] else 9, k[2]))
+                  key=lambda k: (rank(k[0]), isa_rank(k[1]), k[2]))
+    # "Ours" below is the ISA that target "host" selects: the best one this run timed.
+    host_isa = min({r["isa"] for r in results}, key=isa_rank)
     for w, isa, t in keys:
         a, b = by.get((w, isa, t, "NCHW")), by.get((w, isa, t, "NHWC"))
         if not a or not b:
@@ -89,7 +97,7 @@ def main(argv):
         print(f"| {w} | {isa} | {t} | {cell(a)} | {cell(b)} | {x1['ms'] if x1 else float('nan'):.1f} | "
               f"{x2['ms'] if x2 else float('nan'):.1f} | {faster} |")
 
-    rows = sorted((r for r in results if r["isa"] == "avx2" and r["path"] in ("NCHW", "NHWC")),
+    rows = sorted((r for r in results if r["isa"] == host_isa and r["path"] in ("NCHW", "NHWC")),
                   key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["threads"]))
     print_summary(rows, ok)
 
@@ -133,11 +141,12 @@ def main(argv):
                   f"{fb / b if fb else float('nan'):.2f}x | {faster} |")
 
     if ok:
-        print("\n| workload | peer | input | threads | ms | our faster avx2 kernel, same threads, ms | peer / ours |")
+        print(f"\n| workload | peer | input | threads | ms | our faster {host_isa} kernel, same threads, ms "
+              "| peer / ours |")
         print("|---|---|---|---|---|---|---|")
         for p in sorted(ok, key=lambda p: (rank(p["workload"]), p["threads"])):
-            ours = [by[k]["ms"] for k in [(p["workload"], "avx2", p["threads"], "NCHW"),
-                                          (p["workload"], "avx2", p["threads"], "NHWC")] if k in by]
+            ours = [by[k]["ms"] for k in [(p["workload"], host_isa, p["threads"], "NCHW"),
+                                          (p["workload"], host_isa, p["threads"], "NHWC")] if k in by]
             if not ours:
                 continue
             best = min(ours)
