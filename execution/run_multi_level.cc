@@ -42,8 +42,10 @@ Status AssignLevels(const MultiLevelParams& mp, const MultiLevelInputs& in, std:
   }
   const int32_t k_min = mp.level_rule == LevelRule::kScale ? FinestLevel(mp) : 0;
   for (int64_t k = 0; k < K; ++k) {
-    const RoiRecord r = RoiAt(in.rois, in.batch_indices, k);
-    (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, r.x1, r.y1, r.x2, r.y2);
+    // The box only: the batch index is not validated yet (CheckRoi comes after), and converting a NaN one to an
+    // integer would be undefined.
+    const float* box = in.rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);
+    (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, box[0], box[1], box[2], box[3]);
   }
   return Status::Ok();
 }

@@ -470,6 +470,18 @@ TEST(MultiLevelRules, RunRefusalsLeaveTheOutputUntouched) {
   std::vector<float> out(static_cast<size_t>(p.rois.k() * p.c * 49));
   EXPECT_NE(sel2.kernel.Run(in, out.data(), 1).message().find("levels are given, but the level rule is SCALE"),
             std::string::npos);
+
+  // A rule that reads the boxes runs before the RoIs are checked: a NaN batch index (5-column RoIs) must be refused
+  // there, not converted to an integer (undefined; UBSan flagged it under the multi-level fuzzer).
+  std::vector<float> nan_batch = p.rois.rois5;
+  nan_batch[5] = NAN;
+  in.rois = nan_batch.data();
+  in.levels = nullptr;
+  std::fill(out.begin(), out.end(), 5.0f);
+  const Status refused = sel2.kernel.Run(in, out.data(), 1);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("roi 1"), std::string::npos) << refused.message();
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](float v) { return v == 5.0f; }));
 }
 
 }  // namespace
