@@ -122,17 +122,21 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
     --gtest_filter='Concurrency.*:Strategy.ConcurrentSelectAndRegister:Strategy.CustomNhwcOnlyTarget:ThreadPool.*'
   TSAN_OPTIONS="halt_on_error=1" "$tsan/tests/roialign_threadpool_threads_tests"
 
-  echo "== libFuzzer over the C API (${ROIALIGN_FUZZ_SECONDS:-60} s, clang, ASan+UBSan)"
+  echo "== libFuzzer over the C API, single- and multi-level (${ROIALIGN_FUZZ_SECONDS:-60} s each, clang, ASan+UBSan)"
   fz="$build-fuzz"
   CC=clang CXX=clang++ cmake -S . -B "$fz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_TESTS=OFF \
     -DROIALIGN_BUILD_BENCHMARKS=OFF -DROIALIGN_BUILD_FUZZERS=ON \
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
-  cmake --build "$fz" -j "$jobs" --target fuzz_c_api
-  mkdir -p "$fz/corpus"
-  # New inputs go to the build tree; the seed corpus (with every past crash) stays read-only in tests/fuzz.
+  cmake --build "$fz" -j "$jobs" --target fuzz_c_api fuzz_multi_level
+  # New inputs go to the build tree; the seed corpora (with every past crash) stay read-only in tests/fuzz.
   # pipefail (set above) makes a crash fail this step despite the tail.
-  (cd "$fz" && ./tests/fuzz/fuzz_c_api corpus "$root/tests/fuzz/corpus" -max_total_time="${ROIALIGN_FUZZ_SECONDS:-60}" \
-    -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 2>&1 | tail -n 15)
+  for target in c_api:corpus multi_level:corpus_multi_level; do
+    name=${target%%:*} seeds=${target#*:}
+    mkdir -p "$fz/corpus-$name"
+    (cd "$fz" && "./tests/fuzz/fuzz_$name" "corpus-$name" "$root/tests/fuzz/$seeds" \
+      -max_total_time="${ROIALIGN_FUZZ_SECONDS:-60}" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 2>&1 \
+      | tail -n 15)
+  done
 fi
 
 if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then

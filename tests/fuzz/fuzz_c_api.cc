@@ -4,80 +4,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <cstdlib>
-#include <cstdio>
 #include <vector>
 
-#include "kernels/half_float.h"
 #include "roialign/roialign.h"
+#include "tests/fuzz/fuzz_support.h"
 
-namespace {
-
-// Reads bytes front to back; zeros once exhausted.
-struct Reader {
-  const uint8_t* p;
-  size_t n;
-  uint8_t U8() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  uint32_t U32() { return static_cast<uint32_t>(U8()) | U8() << 8 | U8() << 16 | static_cast<uint32_t>(U8()) << 24; }
-  float Coordinate() {
-    switch (U8() % 8) {
-      case 0: return NAN;
-      case 1: return (U8() & 1) ? INFINITY : -INFINITY;
-      case 2: return (U8() & 1) ? 3e38f : -3e38f;
-      case 3: {
-        const uint32_t bits = U32();
-        float f;
-        std::memcpy(&f, &bits, sizeof(f));
-        return f;
-      }
-      default: return static_cast<float>(static_cast<int8_t>(U8())) / 4.0f;  // mostly sane, some negative
-    }
-  }
-};
-
-// Stores any int in a C enum field, as a C caller may (a C++ cast to the enum would be undefined behaviour).
-template <typename CEnum>
-void SetEnum(CEnum* field, int value) {
-  static_assert(sizeof(CEnum) == sizeof(int), "C enums are int-sized");
-  std::memcpy(field, &value, sizeof(value));
-}
-
-void Fail(const char* what) {
-  std::fprintf(stderr, "fuzz_c_api: %s\n", what);
-  std::abort();
-}
-
-constexpr unsigned char kCanary = 0xA5;
-
-size_t ElementBytes(roialign_dtype dtype) { return dtype == ROIALIGN_DTYPE_F32 ? 4 : 2; }
-
-// Element i of a buffer of `dtype` elements, stored from / widened to f32 (16-bit: rounded to nearest even).
-void Store(roialign_dtype dtype, float v, unsigned char* data, size_t i) {
-  if (dtype == ROIALIGN_DTYPE_F32) {
-    std::memcpy(data + 4 * i, &v, 4);
-    return;
-  }
-  const uint16_t bits = dtype == ROIALIGN_DTYPE_F16 ? roialign::internal::F16BitsFromF32(v)
-                                                    : roialign::internal::BF16BitsFromF32(v);
-  std::memcpy(data + 2 * i, &bits, 2);
-}
-float Load(roialign_dtype dtype, const unsigned char* data, size_t i) {
-  if (dtype == ROIALIGN_DTYPE_F32) {
-    float v;
-    std::memcpy(&v, data + 4 * i, 4);
-    return v;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, data + 2 * i, 2);
-  return dtype == ROIALIGN_DTYPE_F16 ? roialign::internal::F32FromF16Bits(bits)
-                                     : roialign::internal::F32FromBF16Bits(bits);
-}
-
-}  // namespace
+using namespace roialign_fuzz;  // NOLINT: a test's own helpers
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader r{data, size};
@@ -90,10 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   SetEnum(&params.coordinate_mode, r.U8() % 5);  // 4 is invalid on purpose
   SetEnum(&params.pool_mode, r.U8() % 4);
   SetEnum(&params.layout, r.U8() % 3);
-  const uint8_t dtype_byte = r.U8() % 8;  // mostly F32
-  SetEnum(&params.dtype, dtype_byte == 0   ? ROIALIGN_DTYPE_F16
-                         : dtype_byte == 1 ? ROIALIGN_DTYPE_BF16
-                                           : ROIALIGN_DTYPE_F32);
+  SetEnum(&params.dtype, DType(r));
   static const char* const kTargets[] = {"host", "portable", "x86-sse4", "arm-neon", "generic", "bogus"};
   const char* target = kTargets[r.U8() % 6];
   const int64_t N = r.U8() % 4 - (r.U8() % 32 == 0 ? 5 : 0), C = r.U8() % 21, H = r.U8() % 13, W = r.U8() % 13;
@@ -108,9 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const int64_t map_elems = N > 0 ? N * C * H * W : 0;
   std::vector<unsigned char> map(static_cast<size_t>(map_elems) * ElementBytes(params.dtype));
-  for (size_t i = 0; i < static_cast<size_t>(map_elems); ++i) {
-    Store(params.dtype, static_cast<float>(static_cast<int>((i * 2654435761u) % 17) - 8) / 8.0f, map.data(), i);
-  }
+  FillMap(params.dtype, map.data(), map.size() / ElementBytes(params.dtype));
   std::vector<float> rois(static_cast<size_t>(K * (k4 ? 4 : 5)));
   std::vector<int64_t> idx(static_cast<size_t>(K));
   for (int64_t k = 0; k < K; ++k) {
@@ -145,11 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     for (size_t i = 0; i < static_cast<size_t>(out_elems); ++i) {
       const float got = Load(params.dtype, out.data(), i), ref = Load(params.dtype, want.data(), i);
-      // docs/semantics.md#accuracy: one unit in the last place of a 16-bit output on top of the f32 tolerance.
-      const float ulp = params.dtype == ROIALIGN_DTYPE_F32 ? 0.0f
-                        : std::ldexp(std::fabs(ref) > 0.0f ? 1.0f : 0.0f, std::ilogb(ref)) *
-                              (params.dtype == ROIALIGN_DTYPE_F16 ? 0x1p-10f : 0x1p-7f);
-      if (!(std::fabs(got - ref) <= 1e-5f + 1e-4f * std::fabs(ref) + ulp)) Fail("kernel disagrees with reference");
+      if (!Agrees(params.dtype, got, ref)) Fail("kernel disagrees with reference");
     }
     roialign_kernel_free(ref);
   }

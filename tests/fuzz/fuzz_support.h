@@ -1,0 +1,105 @@
+// What the libFuzzer targets share: reading attributes from the fuzzer's bytes, 16-bit element access, and the
+// accuracy check against the reference.
+#ifndef ROIALIGN_TESTS_FUZZ_FUZZ_SUPPORT_H_
+#define ROIALIGN_TESTS_FUZZ_FUZZ_SUPPORT_H_
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/half_float.h"
+#include "roialign/roialign.h"
+
+namespace roialign_fuzz {
+
+// Reads bytes front to back; zeros once exhausted.
+struct Reader {
+  const uint8_t* p;
+  size_t n;
+  uint8_t U8() {
+    if (n == 0) return 0;
+    --n;
+    return *p++;
+  }
+  uint32_t U32() { return static_cast<uint32_t>(U8()) | U8() << 8 | U8() << 16 | static_cast<uint32_t>(U8()) << 24; }
+  float Coordinate() {
+    switch (U8() % 8) {
+      case 0: return NAN;
+      case 1: return (U8() & 1) ? INFINITY : -INFINITY;
+      case 2: return (U8() & 1) ? 3e38f : -3e38f;
+      case 3: {
+        const uint32_t bits = U32();
+        float f;
+        std::memcpy(&f, &bits, sizeof(f));
+        return f;
+      }
+      default: return static_cast<float>(static_cast<int8_t>(U8())) / 4.0f;  // mostly sane, some negative
+    }
+  }
+};
+
+// Stores any int in a C enum field, as a C caller may (a C++ cast to the enum would be undefined behaviour).
+template <typename CEnum>
+void SetEnum(CEnum* field, int value) {
+  static_assert(sizeof(CEnum) == sizeof(int), "C enums are int-sized");
+  std::memcpy(field, &value, sizeof(value));
+}
+
+[[noreturn]] inline void Fail(const char* what) {
+  std::fprintf(stderr, "fuzz: %s\n", what);
+  std::abort();
+}
+
+// Every output byte starts as this; a refused call must leave all of them.
+constexpr unsigned char kCanary = 0xA5;
+
+// Mostly F32, sometimes each 16-bit dtype.
+inline roialign_dtype DType(Reader& r) {
+  const uint8_t b = r.U8() % 8;
+  return b == 0 ? ROIALIGN_DTYPE_F16 : b == 1 ? ROIALIGN_DTYPE_BF16 : ROIALIGN_DTYPE_F32;
+}
+
+inline size_t ElementBytes(roialign_dtype dtype) { return dtype == ROIALIGN_DTYPE_F32 ? 4 : 2; }
+
+// Element i of a buffer of `dtype` elements, stored from / widened to f32 (16-bit: rounded to nearest even).
+inline void Store(roialign_dtype dtype, float v, unsigned char* data, size_t i) {
+  if (dtype == ROIALIGN_DTYPE_F32) {
+    std::memcpy(data + 4 * i, &v, 4);
+    return;
+  }
+  const uint16_t bits = dtype == ROIALIGN_DTYPE_F16 ? roialign::internal::F16BitsFromF32(v)
+                                                    : roialign::internal::BF16BitsFromF32(v);
+  std::memcpy(data + 2 * i, &bits, 2);
+}
+inline float Load(roialign_dtype dtype, const unsigned char* data, size_t i) {
+  if (dtype == ROIALIGN_DTYPE_F32) {
+    float v;
+    std::memcpy(&v, data + 4 * i, 4);
+    return v;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, data + 2 * i, 2);
+  return dtype == ROIALIGN_DTYPE_F16 ? roialign::internal::F32FromF16Bits(bits)
+                                     : roialign::internal::F32FromBF16Bits(bits);
+}
+
+// A map of small values that f16 and bf16 hold exactly (eighths in [-1, 1]).
+inline void FillMap(roialign_dtype dtype, unsigned char* data, size_t elements) {
+  for (size_t i = 0; i < elements; ++i) {
+    Store(dtype, static_cast<float>(static_cast<int>((i * 2654435761u) % 17) - 8) / 8.0f, data, i);
+  }
+}
+
+// docs/semantics.md#accuracy: the f32 tolerance, plus one unit in the last place of a 16-bit output.
+inline bool Agrees(roialign_dtype dtype, float got, float ref) {
+  const float ulp = dtype == ROIALIGN_DTYPE_F32 ? 0.0f
+                    : std::ldexp(std::fabs(ref) > 0.0f ? 1.0f : 0.0f, std::ilogb(ref)) *
+                          (dtype == ROIALIGN_DTYPE_F16 ? 0x1p-10f : 0x1p-7f);
+  return std::fabs(got - ref) <= 1e-5f + 1e-4f * std::fabs(ref) + ulp;
+}
+
+}  // namespace roialign_fuzz
+
+#endif  // ROIALIGN_TESTS_FUZZ_FUZZ_SUPPORT_H_
