@@ -29,11 +29,12 @@ namespace {
 const char kHelp[] = R"(layout_report: NCHW vs NHWC roi_align on this CPU, with layout transforms, per ISA.
 
 Usage: layout_report [options]
-  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, l3, fpn
+  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, rois20, l3, fpn
                         default  = 256x200x272 map, 1000 RoIs (16-512 px, log-uniform), 7x7, ratio 2, scale 1/4
                         pooled14 = default with 14x14 output
                         adaptive = default with adaptive sampling and HALF_PIXEL (Detectron2)
                         rois100  = default with 100 RoIs
+                        rois20   = default with 20 RoIs (NCHW: the per-RoI tile path, no map transform)
                         l3       = a 256x50x68 map (fits in L3), 1000 RoIs of 16-128 px
                         fpn      = P2-P5 of a 1088x800 image (200x272 .. 25x34), C=256, 1000 RoIs 16-512 px,
                                    7x7, ratio 2, f32: one multi-level call vs the same RoIs level by level

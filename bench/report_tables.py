@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-ORDER = ["default", "pooled14", "adaptive", "rois100", "l3", "fpn"]
+ORDER = ["default", "pooled14", "adaptive", "rois100", "rois20", "l3", "fpn"]
 TARGETS = {("default", "NHWC"): "50%", ("default", "NCHW"): "33%", ("pooled14", "NHWC"): "50%",
            ("pooled14", "NCHW"): "33%", ("adaptive", "NHWC"): "40%", ("adaptive", "NCHW"): "25%"}
 TRANSFORMS = ("NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW")

@@ -84,6 +84,7 @@ const std::vector<WorkloadSpec>& StandardWorkloads() {
       {"pooled14", 256, 200, 272, 1000, 14, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
       {"adaptive", 256, 200, 272, 1000, 7, 0, CoordinateMode::kHalfPixel, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
       {"rois100", 256, 200, 272, 100, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
+      {"rois20", 256, 200, 272, 20, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
       {"l3", 256, 50, 68, 1000, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 272, 200, 16, 128},
   };
   return kWorkloads;

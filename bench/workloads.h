@@ -25,7 +25,7 @@ struct WorkloadSpec {
 };
 
 // default (256x200x272, 1000 RoIs 16-512 px, 7x7, ratio 2), pooled14, adaptive (HALF_PIXEL, Detectron2),
-// rois100, l3 (a 256x50x68 map that fits in L3).
+// rois100, rois20 (few RoIs: the NCHW kernel's per-RoI tile path), l3 (a 256x50x68 map that fits in L3).
 const std::vector<WorkloadSpec>& StandardWorkloads();
 // Null if unknown.
 const WorkloadSpec* FindWorkload(const std::string& name);
