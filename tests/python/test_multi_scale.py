@@ -140,7 +140,8 @@ def _openvino_extractor(ov, maps, rois, output_size, sampling_ratio, aligned):
         "ExperimentalDetectronROIFeatureExtractor", [p.output(0) for p in params],
         {"output_size": output_size, "sampling_ratio": sampling_ratio, "pyramid_scales": [4, 8, 16, 32],
          "aligned": aligned})
-    compiled = ov.Core().compile_model(ov.Model([node.output(0)], params), "CPU")
+    # f32 also on CPUs with native bf16, where the CPU plugin would otherwise infer in bf16.
+    compiled = ov.Core().compile_model(ov.Model([node.output(0)], params), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     return compiled([rois] + list(maps))[0]
 
 
