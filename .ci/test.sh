@@ -150,7 +150,18 @@ if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then
     cpu=${run%:*} isa=${run##*:}
     echo "-- qemu -cpu $cpu (expect $isa)"
     cmake -S . -B "$arm" -DROIALIGN_QEMU_CPU="$cpu" >/dev/null
-    ROIALIGN_EXPECT_HOST_ISA=$isa ctest --test-dir "$arm" -j "$jobs" --output-on-failure
+    # qemu emulates SVE about 20x slower than NEON (one planar-path test: 52 s on SVE, 2.7 s on NEON, under
+    # -cpu a64fx on a Xeon), so on the SVE CPUs the 16-bit variants of the four largest-data kernel tests are
+    # left out; they run on NEON here and natively. Every other test runs on SVE at every dtype, and these four
+    # at f32.
+    filter="*"
+    if [ "$isa" != "neon" ]; then
+      filter="-"
+      for t in RowBandsThroughRun LargeGrids PlanarTilePathAndBandPathMatchReference RowBandsOfAnySizeMatchReference; do
+        filter="$filter*.$t/*_F16:*.$t/*_BF16:"
+      done
+    fi
+    GTEST_FILTER="${filter%:}" ROIALIGN_EXPECT_HOST_ISA=$isa ctest --test-dir "$arm" -j "$jobs" --output-on-failure
   done
 fi
 echo "== all tests passed"
