@@ -5,30 +5,13 @@
 
 #include "core/enums.h"
 #include "execution/parallel.h"
+#include "execution/roi_order.h"
 #include "kernels/roi_geometry.h"
 #include "kernels/row_bands.h"
 
 namespace roialign {
 namespace internal {
 namespace {
-
-// RoIs sorted by image, then by the rows they cover: consecutive RoIs read overlapping rows, which are then
-// still in cache (a detector's RoIs arrive in score order, scattered over the map). Outputs keep their order,
-// and each output is computed the same way whatever the order, so results do not change.
-std::vector<int64_t> LocalityOrder(const Problem& p) {
-  const int64_t n = RunCount(p);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::vector<std::pair<int64_t, float>> keys(order.size());
-  for (int64_t i = 0; i < n; ++i) {
-    const RoiRecord r = RoiAt(p.rois, p.batch_indices, RunRoi(p, i));
-    keys[static_cast<size_t>(i)] = {r.batch, r.y1 + r.y2};
-    order[static_cast<size_t>(i)] = i;
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)]; });
-  for (int64_t& i : order) i = RunRoi(p, i);  // positions in the subset -> RoI indices
-  return order;
-}
 
 // Planar kernels: when the RoIs' tap pixels (their footprint) reach a quarter of the map's pixels, turn the map
 // channels-last once for all RoIs instead of copying each RoI's taps into a tile, one band of rows at a time, and

@@ -1,0 +1,66 @@
+#include "execution/roi_order.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "kernels/roi_geometry.h"
+
+namespace roialign {
+namespace internal {
+
+uint64_t HilbertIndex(int bits, uint32_t x, uint32_t y) {
+  const uint32_t n = uint32_t{1} << bits;
+  uint64_t d = 0;
+  // From the coarsest quadrant down: add the quadrant's rank along the curve, then rotate (x, y) into the
+  // quadrant's own frame so that the next level sees the curve's standard orientation.
+  for (uint32_t s = n / 2; s > 0; s /= 2) {
+    const uint32_t rx = (x & s) != 0 ? 1 : 0, ry = (y & s) != 0 ? 1 : 0;
+    d += static_cast<uint64_t>(s) * s * ((3 * rx) ^ ry);
+    if (ry == 0) {
+      if (rx == 1) {
+        x = n - 1 - x;
+        y = n - 1 - y;
+      }
+      std::swap(x, y);
+    }
+  }
+  return d;
+}
+
+std::vector<int64_t> LocalityOrder(const Problem& p) {
+  // 1024 cells per axis over the span of the centres: finer than any RoI that shares pixels with its neighbours.
+  constexpr int kBits = 10;
+  constexpr double kCells = 1 << kBits;
+  const int64_t n = RunCount(p);
+  // Box centres, doubled (x1 + x2), in double: the sum of two finite floats may overflow float.
+  std::vector<std::pair<double, double>> centres(static_cast<size_t>(n));
+  double lo_x = HUGE_VAL, hi_x = -HUGE_VAL, lo_y = HUGE_VAL, hi_y = -HUGE_VAL;
+  for (int64_t i = 0; i < n; ++i) {
+    const RoiRecord r = RoiAt(p.rois, p.batch_indices, RunRoi(p, i));
+    const double cx = static_cast<double>(r.x1) + r.x2, cy = static_cast<double>(r.y1) + r.y2;
+    centres[static_cast<size_t>(i)] = {cx, cy};
+    if (!std::isfinite(cx) || !std::isfinite(cy)) continue;  // validated away before a plan; cell 0 if not
+    lo_x = std::min(lo_x, cx), hi_x = std::max(hi_x, cx);
+    lo_y = std::min(lo_y, cy), hi_y = std::max(hi_y, cy);
+  }
+  auto cell = [&](double v, double lo, double hi) {
+    if (!std::isfinite(v) || !(hi > lo)) return uint32_t{0};
+    return static_cast<uint32_t>(std::min(kCells - 1, std::floor((v - lo) / (hi - lo) * kCells)));
+  };
+  std::vector<std::pair<int64_t, uint64_t>> keys(static_cast<size_t>(n));  // (image, position on the curve)
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t s = static_cast<size_t>(i);
+    const int64_t batch = RoiAt(p.rois, p.batch_indices, RunRoi(p, i)).batch;
+    keys[s] = {batch, HilbertIndex(kBits, cell(centres[s].first, lo_x, hi_x), cell(centres[s].second, lo_y, hi_y))};
+    order[s] = i;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)]; });
+  for (int64_t& i : order) i = RunRoi(p, i);  // positions in the subset -> RoI indices
+  return order;
+}
+
+}  // namespace internal
+}  // namespace roialign
