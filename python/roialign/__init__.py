@@ -189,6 +189,35 @@ def _boxes(boxes):
     return _float32_rows(b, "boxes", 5), None
 
 
+def _out_memory(out, memory_shape, layout, kernel_dtype):
+    """``out`` seen as a dense array in memory order, or TypeError / ValueError (nothing is written)."""
+    nhwc = layout == "NHWC"
+    if _is_tensor(out):
+        if out.device.type != "cpu":
+            raise ValueError("out is on %s; roialign writes CPU memory" % out.device)
+        if out.requires_grad:
+            raise ValueError("out requires grad; roialign cannot write it in place")
+        dtype = _dtype_name(out.dtype)
+        k, a, b, c = memory_shape
+        shape = (k, c, a, b) if nhwc else memory_shape  # torch: always [K, C, PH, PW]
+        form = "[K, C, PH, PW] %s" % ("in channels_last memory" if nhwc else "contiguous")
+    elif isinstance(out, np.ndarray):
+        dtype = _dtype_name(out.dtype)
+        shape = memory_shape
+        form = "[K, PH, PW, C], C-contiguous" if nhwc else "[K, C, PH, PW], C-contiguous"
+        if not out.flags.writeable:
+            raise ValueError("out is read-only")
+    else:
+        raise TypeError("out must be a numpy array or a torch tensor; got %s" % type(out).__name__)
+    if dtype != kernel_dtype:
+        raise TypeError("out has dtype %s; this kernel writes %s" % (dtype, kernel_dtype))
+    if tuple(out.shape) != tuple(shape):
+        raise ValueError("out must be %s with shape %s; got %s" % (form, tuple(shape), tuple(out.shape)))
+    if not _is_dense(out, nhwc and _is_tensor(out)):
+        raise ValueError("out must be %s (roialign writes it in place, so it cannot copy it)" % form)
+    return out.permute(0, 2, 3, 1) if nhwc and _is_tensor(out) else out
+
+
 def _is_dense(array, torch_nhwc):
     if _is_tensor(array):
         return array.permute(0, 2, 3, 1).is_contiguous() if torch_nhwc else array.is_contiguous()
@@ -283,38 +312,9 @@ class Kernel:
                 result = out_memory = np.empty(memory_shape, dtype=self.dtype)
         else:
             result = out
-            out_memory = self._out_memory(out, memory_shape)
+            out_memory = _out_memory(out, memory_shape, self.layout, self.dtype)
         self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads))
         return result
-
-    def _out_memory(self, out, memory_shape):
-        """``out`` seen as a dense array in memory order, or TypeError / ValueError (nothing is written)."""
-        nhwc = self.layout == "NHWC"
-        if _is_tensor(out):
-            if out.device.type != "cpu":
-                raise ValueError("out is on %s; roialign writes CPU memory" % out.device)
-            if out.requires_grad:
-                raise ValueError("out requires grad; roialign cannot write it in place")
-            dtype = _dtype_name(out.dtype)
-            k, a, b, c = memory_shape
-            shape = (k, c, a, b) if nhwc else memory_shape  # torch: always [K, C, PH, PW]
-            form = "[K, C, PH, PW] %s" % ("in channels_last memory" if nhwc else "contiguous")
-        elif isinstance(out, np.ndarray):
-            dtype = _dtype_name(out.dtype)
-            shape = memory_shape
-            form = "[K, PH, PW, C], C-contiguous" if nhwc else "[K, C, PH, PW], C-contiguous"
-            if not out.flags.writeable:
-                raise ValueError("out is read-only")
-        else:
-            raise TypeError("out must be a numpy array or a torch tensor; got %s" % type(out).__name__)
-        if dtype != self.dtype:
-            raise TypeError("out has dtype %s; this kernel writes %s" % (dtype, self.dtype))
-        if tuple(out.shape) != tuple(shape):
-            raise ValueError("out must be %s with shape %s; got %s" % (form, tuple(shape), tuple(out.shape)))
-        if not _is_dense(out, nhwc and _is_tensor(out)):
-            raise ValueError("out must be %s (roialign writes it in place, so it cannot copy it)" % form)
-        return out.permute(0, 2, 3, 1) if nhwc and _is_tensor(out) else out
-
 
 @functools.lru_cache(maxsize=16)
 def _select_cached(target, ph, pw, spatial_scale, sampling_ratio, coordinate_mode, pool, layout, dtype):
@@ -357,7 +357,7 @@ def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1
 
 
 def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=False, *, layout="NCHW",
-              pool="avg", coordinate_mode=None, target="host", num_threads=0):
+              pool="avg", coordinate_mode=None, target="host", num_threads=0, out=None):
     """RoIAlign: pools each box of ``input`` into ``output_size`` bins of bilinear samples (docs/semantics.md).
 
     A drop-in for ``torchvision.ops.roi_align`` (same positional arguments and defaults; forward only, the result
@@ -397,6 +397,10 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     ``num_threads``: > 0 uses at most that many threads; <= 0 uses OpenMP's default (``OMP_NUM_THREADS``). The GIL
     is released while the kernel runs.
 
+    ``out``: optional, the array to write and return instead of a new one, as for :meth:`Kernel.run`. A caller that
+    pools in a loop saves the first touch of a fresh result's pages on every call (a large part of a call's time for
+    outputs of tens of MB).
+
     Raises TypeError (not an array, an unsupported dtype such as float64) and ValueError (wrong rank or box shape)
     before the library is called; ValueError with the library's message for bad attributes or data (a batch index
     outside [0, N), a non-finite coordinate, a limit exceeded); NotImplementedError with the library's message when
@@ -405,7 +409,7 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     fmap = _Map(input, _choose(layout, _LAYOUTS, "layout"))
     kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
                     aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=fmap.dtype)
-    return kernel._run(fmap, boxes, None, num_threads)
+    return kernel._run(fmap, boxes, out, num_threads)
 
 
 @functools.lru_cache(maxsize=16)
@@ -418,7 +422,7 @@ def _select_multi_level_cached(target, ph, pw, scales, sampling_ratio, coordinat
 
 def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling_ratio=-1, aligned=False, *,
                           layout="NCHW", canonical_scale=224, canonical_level=4, levels=None, target="host",
-                          num_threads=0):
+                          num_threads=0, out=None):
     """RoIAlign over a feature pyramid in one call: each box pooled from one level (docs/multi-level.md).
 
     The forward of torchvision's ``MultiScaleRoIAlign`` as one function, without its per-level loop and scatter.
@@ -439,7 +443,7 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
       negative area are not pooled and give zeros.
     - an int array of one level index in ``[0, len(features))`` per box: any other rule (Detectron2's, TensorRT's).
 
-    ``output_size``, ``sampling_ratio``, ``aligned``, ``layout``, ``target``, ``num_threads``: as in
+    ``output_size``, ``sampling_ratio``, ``aligned``, ``layout``, ``target``, ``num_threads``, ``out``: as in
     :func:`roi_align`. The result is ``[K, C, PH, PW]`` (NHWC numpy: ``[K, PH, PW, C]``), in the boxes' order, of the
     features' kind and dtype.
 
@@ -493,7 +497,10 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
     nhwc = layout == "NHWC"
     k, c = rois.shape[0], maps[0].channels
     memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
-    if maps[0].kind == "torch":
+    if out is not None:
+        result = out
+        out_memory = _out_memory(out, memory_shape, layout, maps[0].dtype)
+    elif maps[0].kind == "torch":
         torch = _torch()
         out_memory = torch.empty(memory_shape, dtype=getattr(torch, maps[0].dtype))
         result = out_memory.permute(0, 3, 1, 2) if nhwc else out_memory

@@ -161,3 +161,41 @@ def test_matches_openvino_experimental_detectron_roi_feature_extractor(sampling_
     got = roialign.multi_scale_roi_align(maps, [boxes], 7, SCALES, sampling_ratio, levels="openvino")
     assert not got[5].any() and not got[12].any()
     assert_close(got, ref)
+
+
+def test_out_is_written_and_returned_and_untouched_on_error():
+    rng = np.random.default_rng(5)
+    maps = pyramid(rng, 1, 6, 96, 128)
+    rois = np.concatenate([np.zeros((9, 1), np.float32), boxes_log_uniform(rng, 9, 96, 128)], 1)
+    for layout in ("NCHW", "NHWC"):
+        arrays = maps if layout == "NCHW" else [np.ascontiguousarray(m.transpose(0, 2, 3, 1)) for m in maps]
+        ref = roialign.multi_scale_roi_align(arrays, rois, (3, 2), SCALES, 2, layout=layout)
+        out = np.full(ref.shape, np.nan, np.float32)
+        assert roialign.multi_scale_roi_align(arrays, rois, (3, 2), SCALES, 2, layout=layout, out=out) is out
+        np.testing.assert_array_equal(out, ref)
+        # A level outside the pyramid is found by the library after out was accepted: out stays as it was.
+        sentinel = np.full(ref.shape, 7.0, np.float32)
+        with pytest.raises(ValueError, match="level 4 is outside"):
+            roialign.multi_scale_roi_align(arrays, rois, (3, 2), SCALES, 2, layout=layout, levels=[4] * 9,
+                                           out=sentinel)
+        assert (sentinel == 7.0).all()
+    with pytest.raises(ValueError, match=r"shape \(9, 6, 3, 2\); got \(9, 6, 2, 3\)"):
+        roialign.multi_scale_roi_align(maps, rois, (3, 2), SCALES, 2, out=np.empty((9, 6, 2, 3), np.float32))
+    with pytest.raises(TypeError, match="out has dtype float16; this kernel writes float32"):
+        roialign.multi_scale_roi_align(maps, rois, (3, 2), SCALES, 2, out=np.empty((9, 6, 3, 2), np.float16))
+    with pytest.raises(ValueError, match="out overlaps features"):
+        roialign.multi_scale_roi_align(maps, rois, 1, SCALES, 2, out=maps[0].reshape(-1)[:9 * 6].reshape(9, 6, 1, 1))
+
+
+@needs_torch
+def test_out_tensor_in_channels_last_memory():
+    rng = np.random.default_rng(6)
+    maps = pyramid(rng, 1, 5, 64, 64)
+    boxes = [torch.from_numpy(boxes_log_uniform(rng, 7, 64, 64))]
+    tensors = [torch.from_numpy(m).contiguous(memory_format=torch.channels_last) for m in maps]
+    ref = roialign.multi_scale_roi_align(tensors, boxes, 4, SCALES, 2, layout="NHWC")
+    out = torch.full((7, 5, 4, 4), float("nan")).contiguous(memory_format=torch.channels_last)
+    assert roialign.multi_scale_roi_align(tensors, boxes, 4, SCALES, 2, layout="NHWC", out=out) is out
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    with pytest.raises(ValueError, match="channels_last"):
+        roialign.multi_scale_roi_align(tensors, boxes, 4, SCALES, 2, layout="NHWC", out=torch.empty((7, 5, 4, 4)))

@@ -219,6 +219,22 @@ def test_select_and_run_with_out():
     assert generic.name == "roi_align_nhwc.reference"
 
 
+def test_roi_align_with_out():
+    x, boxes, pooled, scale = make_problem(14)
+    ref = roialign.roi_align(x, boxes, pooled, scale, 2)
+    out = np.full(ref.shape, np.nan, np.float32)
+    assert roialign.roi_align(x, boxes, pooled, scale, 2, out=out) is out
+    np.testing.assert_array_equal(out, ref)
+    bad = np.array(boxes, copy=True)
+    bad[0, 0] = x.shape[0]  # a batch index outside [0, N): found by the library, out untouched
+    out[...] = 5.0
+    with pytest.raises(ValueError, match="batch index"):
+        roialign.roi_align(x, bad, pooled, scale, 2, out=out)
+    assert (out == 5.0).all()
+    with pytest.raises(ValueError, match="out must be"):
+        roialign.roi_align(x, boxes, pooled, scale, 2, out=np.empty((ref.shape[0] + 1,) + ref.shape[1:], np.float32))
+
+
 def test_threads_do_not_change_the_result():
     x, boxes, pooled, scale = make_problem(13, n=2, c=17)
     results = [roialign.roi_align(x, boxes, pooled, scale, 2, num_threads=t) for t in (1, 2, 0)]
