@@ -11,8 +11,8 @@ Usage:
 --peers is bench/peers.py's JSON: {"peers": [{"peer", "variant", "version", "workload", "threads", "ms", "status"}]}
 
 One panel per workload. Bars are milliseconds per call (log scale when the values span more than 20x), grouped by
-(isa, dtype, threads), one bar per path; each of our bars is labelled with fraction_of_limit (roofline time / measured
-time) as a percentage. Peers whose status is "ok" follow each thread count as a group of their own, in a distinct
+(isa, dtype, threads), one bar per path; each of our bars is labelled with fraction_of_limit (the limit of docs/performance-model.md /
+measured time) as a percentage. Peers whose status is "ok" follow each thread count as a group of their own, in a distinct
 (grey/hatched) palette; peers that were skipped or mismatched are listed under the panel, without bars.
 Uses matplotlib's Agg backend (Debian's python3-matplotlib), no display needed.
 """
@@ -249,7 +249,7 @@ def main(argv=None):
     if m.get("write_gb_per_s") is not None and m.get("read_gb_per_s") is not None:
         machine.append("write %.1f GB/s, read %.1f GB/s" % (float(m["write_gb_per_s"]), float(m["read_gb_per_s"])))
     fig.suptitle("RoIAlign: time per call by layout path, ms (lower is better)\n"
-                 "labels on our bars: fraction of the roofline limit (higher is better); "
+                 "labels on our bars: fraction of the limit, a lower bound on any kernel's time (higher is better); "
                  "peers hatched, labelled with ms\n" +
                  "\n".join(textwrap.wrap(" | ".join(machine), width=int(fig_w * 13))[:2]), fontsize=9.5)
 
