@@ -11,9 +11,10 @@ Usage:
 --peers is bench/peers.py's JSON: {"peers": [{"peer", "variant", "version", "workload", "threads", "ms", "status"}]}
 
 One panel per workload. Bars are milliseconds per call (log scale when the values span more than 20x), grouped by
-(isa, dtype, threads), one bar per path; each of our bars is labelled with fraction_of_limit (the limit of docs/performance-model.md /
-measured time) as a percentage. Peers whose status is "ok" follow each thread count as a group of their own, in a distinct
-(grey/hatched) palette; peers that were skipped or mismatched are listed under the panel, without bars.
+(isa, dtype, threads), one bar per path; each of our bars is labelled with fraction_of_limit (the limit of
+docs/performance-model.md / measured time) as a percentage. Peers whose status is "ok" follow each thread count as a
+group of their own, in a distinct (grey/hatched) palette; peers that were skipped or mismatched are listed under the
+panel, without bars.
 Uses matplotlib's Agg backend (Debian's python3-matplotlib), no display needed.
 """
 import argparse

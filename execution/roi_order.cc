@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
+#include <utility>  // std::swap
 
 #include "kernels/roi_geometry.h"
 
@@ -33,13 +33,17 @@ std::vector<int64_t> LocalityOrder(const Problem& p) {
   constexpr int kBits = 10;
   constexpr double kCells = 1 << kBits;
   const int64_t n = RunCount(p);
-  // Box centres, doubled (x1 + x2), in double: the sum of two finite floats may overflow float.
-  std::vector<std::pair<double, double>> centres(static_cast<size_t>(n));
+  // Each RoI's image and box centre, doubled (x1 + x2), in double: the sum of two finite floats may overflow float.
+  struct Centre {
+    int64_t batch;
+    double x, y;
+  };
+  std::vector<Centre> centres(static_cast<size_t>(n));
   double lo_x = HUGE_VAL, hi_x = -HUGE_VAL, lo_y = HUGE_VAL, hi_y = -HUGE_VAL;
   for (int64_t i = 0; i < n; ++i) {
     const RoiRecord r = RoiAt(p.rois, p.batch_indices, RunRoi(p, i));
     const double cx = static_cast<double>(r.x1) + r.x2, cy = static_cast<double>(r.y1) + r.y2;
-    centres[static_cast<size_t>(i)] = {cx, cy};
+    centres[static_cast<size_t>(i)] = {r.batch, cx, cy};
     if (!std::isfinite(cx) || !std::isfinite(cy)) continue;  // validated away before a plan; cell 0 if not
     lo_x = std::min(lo_x, cx), hi_x = std::max(hi_x, cx);
     lo_y = std::min(lo_y, cy), hi_y = std::max(hi_y, cy);
@@ -51,10 +55,9 @@ std::vector<int64_t> LocalityOrder(const Problem& p) {
   std::vector<std::pair<int64_t, uint64_t>> keys(static_cast<size_t>(n));  // (image, position on the curve)
   std::vector<int64_t> order(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    const size_t s = static_cast<size_t>(i);
-    const int64_t batch = RoiAt(p.rois, p.batch_indices, RunRoi(p, i)).batch;
-    keys[s] = {batch, HilbertIndex(kBits, cell(centres[s].first, lo_x, hi_x), cell(centres[s].second, lo_y, hi_y))};
-    order[s] = i;
+    const Centre& m = centres[static_cast<size_t>(i)];
+    keys[static_cast<size_t>(i)] = {m.batch, HilbertIndex(kBits, cell(m.x, lo_x, hi_x), cell(m.y, lo_y, hi_y))};
+    order[static_cast<size_t>(i)] = i;
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)]; });

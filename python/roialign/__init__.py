@@ -189,6 +189,22 @@ def _boxes(boxes):
     return _float32_rows(b, "boxes", 5), None
 
 
+def _result(out, kind, k, c, output_size, layout, dtype):
+    """(what the call returns, the dense array in memory order that the kernel writes) for k boxes of c channels:
+    ``out`` when given (checked by _out_memory), else a new array of the input's kind."""
+    ph, pw = output_size
+    nhwc = layout == "NHWC"
+    memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
+    if out is not None:
+        return out, _out_memory(out, memory_shape, layout, dtype)
+    if kind == "torch":
+        torch = _torch()
+        memory = torch.empty(memory_shape, dtype=getattr(torch, dtype))
+        return (memory.permute(0, 3, 1, 2) if nhwc else memory), memory  # NHWC: [K, C, PH, PW] channels_last
+    memory = np.empty(memory_shape, dtype=dtype)
+    return memory, memory
+
+
 def _out_memory(out, memory_shape, layout, kernel_dtype):
     """``out`` seen as a dense array in memory order, or TypeError / ValueError (nothing is written)."""
     nhwc = layout == "NHWC"
@@ -297,22 +313,8 @@ class Kernel:
         if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
             raise TypeError("num_threads must be an int; got %r" % (num_threads,))
         rois, batch_indices = _boxes(boxes)
-        nhwc = self.layout == "NHWC"
-        k, c = rois.shape[0], fmap.channels
-        ph, pw = self.output_size
-        memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
-        if out is None:
-            if fmap.kind == "torch":
-                torch = _torch()
-                result = torch.empty(memory_shape, dtype=getattr(torch, self.dtype))
-                out_memory = result
-                if nhwc:
-                    result = result.permute(0, 3, 1, 2)  # [K, C, PH, PW] in channels_last memory
-            else:
-                result = out_memory = np.empty(memory_shape, dtype=self.dtype)
-        else:
-            result = out
-            out_memory = _out_memory(out, memory_shape, self.layout, self.dtype)
+        result, out_memory = _result(out, fmap.kind, rois.shape[0], fmap.channels, self.output_size, self.layout,
+                                     self.dtype)
         self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads))
         return result
 
@@ -494,18 +496,7 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
     rois, batch_indices = _boxes(boxes)
     if level_array is not None and level_array.shape[0] != rois.shape[0]:
         raise ValueError("levels has %d values for %d boxes" % (level_array.shape[0], rois.shape[0]))
-    nhwc = layout == "NHWC"
-    k, c = rois.shape[0], maps[0].channels
-    memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
-    if out is not None:
-        result = out
-        out_memory = _out_memory(out, memory_shape, layout, maps[0].dtype)
-    elif maps[0].kind == "torch":
-        torch = _torch()
-        out_memory = torch.empty(memory_shape, dtype=getattr(torch, maps[0].dtype))
-        result = out_memory.permute(0, 3, 1, 2) if nhwc else out_memory
-    else:
-        result = out_memory = np.empty(memory_shape, dtype=maps[0].dtype)
+    result, out_memory = _result(out, maps[0].kind, rois.shape[0], maps[0].channels, (ph, pw), layout, maps[0].dtype)
     kernel.run([m.memory for m in maps], rois, batch_indices, level_array, out_memory, int(num_threads))
     return result
 
