@@ -11,26 +11,28 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/aligned_memory.h"
 #include "kernels/scratch.h"
 
 namespace roialign {
 namespace internal {
 
-// A buffer that only grows; its contents are not kept when it does.
+// A buffer that only grows; its contents are not kept when it does. Vector-aligned (kernels/aligned_memory.h):
+// the kernels read and write it a vector at a time.
 template <typename T>
 class GrowingBuffer {
  public:
   T* Reserve(size_t n) {
     if (n > size_) {
       data_.reset();
-      data_.reset(new T[n]);
+      data_ = AllocateVectorAligned<T>(n);
       size_ = n;
     }
     return data_.get();
   }
 
  private:
-  std::unique_ptr<T[]> data_;
+  hwy::AlignedFreeUniquePtr<T[]> data_;
   size_t size_ = 0;
 };
 

@@ -5,9 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
+#include "kernels/aligned_memory.h"
 #include "kernels/merged_taps.h"
 #include "kernels/problem.h"
 #include "kernels/roi_geometry.h"
@@ -27,8 +27,8 @@ struct Scratch {
   std::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
   std::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
   // kTileFloats floats' bytes: channels-last footprint in the map's element type (not zeroed: kernels write first)
-  std::unique_ptr<unsigned char[]> tile;
-  std::unique_ptr<float[]> bins;  // kTileFloats: channels-last results before transposing
+  hwy::AlignedFreeUniquePtr<unsigned char[]> tile;
+  hwy::AlignedFreeUniquePtr<float[]> bins;  // kTileFloats: channels-last results before transposing
 
   // Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
   void Prepare(const Problem& problem, bool needs_tile) {
@@ -43,8 +43,8 @@ struct Scratch {
     x_tile_taps.resize(nx);
     rows.resize(2 * ny);
     cols.resize(2 * nx);
-    if (!tile) tile.reset(new unsigned char[kTileFloats * sizeof(float)]);
-    if (!bins) bins.reset(new float[kTileFloats]);
+    if (!tile) tile = AllocateVectorAligned<unsigned char>(kTileFloats * sizeof(float));
+    if (!bins) bins = AllocateVectorAligned<float>(kTileFloats);
   }
 };
 
