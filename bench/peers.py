@@ -149,12 +149,23 @@ class Workload:
         a = np.fromfile(path, dtype="<f4")
         if a.size != expected:
             raise ValueError("%s holds %d floats, expected %d for shape %s" % (path, a.size, expected, shape))
-        return np.ascontiguousarray(a.reshape(shape).astype(np.float32, copy=False))
+        return aligned64(a.reshape(shape).astype(np.float32, copy=False))
 
     def describe(self):
         return ("N=%d C=%d H=%d W=%d K=%d %dx%d scale=%g ratio=%d %s %s"
                 % (self.n, self.c, self.h, self.w, self.k, self.ph, self.pw, self.scale, self.ratio, self.coord,
                    self.pool))
+
+
+def aligned64(a):
+    """A C-contiguous copy of `a` starting on a 64-byte boundary. Engines allocate tensors so (PyTorch, ONNX
+    Runtime, OpenVINO, TVM), and so does layout_report for our kernels; numpy starts large arrays 16 bytes past one,
+    where every 64-byte load straddles two cache lines (docs/layouts.md, "Alignment")."""
+    buffer = np.empty(a.nbytes + 64, dtype=np.uint8)
+    start = -buffer.ctypes.data % 64
+    out = buffer[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
 
 
 def find_workloads(data_dir, only):

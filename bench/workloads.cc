@@ -143,9 +143,9 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
   for (float& v : w.nchw) v = rng.Uniform() * 2.0f - 1.0f;
   w.nhwc.resize(w.nchw.size());
   NchwToNhwc(w.nchw.data(), 1, C, H, W, w.nhwc.data());
-  for (const std::vector<float>* map : {&w.nchw, &w.nhwc}) {
-    std::vector<uint16_t>& f16 = map == &w.nchw ? w.nchw_f16 : w.nhwc_f16;
-    std::vector<uint16_t>& bf16 = map == &w.nchw ? w.nchw_bf16 : w.nhwc_bf16;
+  for (const AlignedVector<float>* map : {&w.nchw, &w.nhwc}) {
+    AlignedVector<uint16_t>& f16 = map == &w.nchw ? w.nchw_f16 : w.nhwc_f16;
+    AlignedVector<uint16_t>& bf16 = map == &w.nchw ? w.nchw_bf16 : w.nhwc_bf16;
     for (float v : *map) {
       f16.push_back(internal::F16BitsFromF32(v));
       bf16.push_back(internal::BF16BitsFromF32(v));
@@ -214,9 +214,9 @@ PyramidWorkload MakePyramidWorkload() {
   Rng rng{0x5EED0F9Eull};
   const int64_t C = w.channels;
   for (size_t l = 0; l < w.scales.size(); ++l) {
-    std::vector<float> map(static_cast<size_t>(C * w.heights[l] * w.widths[l]));
+    AlignedVector<float> map(static_cast<size_t>(C * w.heights[l] * w.widths[l]));
     for (float& v : map) v = rng.Uniform() * 2.0f - 1.0f;
-    std::vector<float> nhwc(map.size());
+    AlignedVector<float> nhwc(map.size());
     NchwToNhwc(map.data(), 1, C, w.heights[l], w.widths[l], nhwc.data());
     w.nchw.push_back(std::move(map));
     w.nhwc.push_back(std::move(nhwc));

@@ -3,7 +3,9 @@
 #define ROIALIGN_BENCH_WORKLOADS_H_
 
 #include <cstdint>
+#include <cstddef>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -30,12 +32,33 @@ const std::vector<WorkloadSpec>& StandardWorkloads();
 // Null if unknown.
 const WorkloadSpec* FindWorkload(const std::string& name);
 
+// Vectors aligned to 64 bytes, as engines allocate tensors (PyTorch, ONNX Runtime, OpenVINO and TVM all do). A
+// std::vector of a few MB comes from mmap at 16 bytes past a page, where every 64-byte load of the map straddles
+// two cache lines: on the AVX-512 VM the NHWC kernel took 1.08-1.13x longer on such a map (docs/layouts.md,
+// "Alignment"), which no engine's caller would see.
+template <typename T>
+struct Align64Allocator {
+  using value_type = T;
+  Align64Allocator() = default;
+  template <typename U>
+  Align64Allocator(const Align64Allocator<U>&) {}  // NOLINT: allocators convert implicitly
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{64}); }
+  template <typename U>
+  bool operator==(const Align64Allocator<U>&) const { return true; }
+  template <typename U>
+  bool operator!=(const Align64Allocator<U>&) const { return false; }
+};
+template <typename T>
+using AlignedVector = std::vector<T, Align64Allocator<T>>;
+
 // A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), each also stored as f16 and bf16 (rounded
 // to nearest even), [K,5] RoIs, deterministic.
 struct Workload {
   WorkloadSpec spec;
-  std::vector<float> nchw, nhwc, rois;
-  std::vector<uint16_t> nchw_f16, nhwc_f16, nchw_bf16, nhwc_bf16;
+  AlignedVector<float> nchw, nhwc;
+  std::vector<float> rois;
+  AlignedVector<uint16_t> nchw_f16, nhwc_f16, nchw_bf16, nhwc_bf16;
   double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
   double ops_bound = 0;         // operations any kernel needs: C * RoiOpsLowerBound summed over RoIs (bench/limit.h)
   // Bytes below are for f32 elements; Bytes() gives them for another dtype.
@@ -61,7 +84,7 @@ struct PyramidWorkload {
   int32_t sampling_ratio = 2;
   std::vector<float> scales;
   std::vector<int64_t> heights, widths;
-  std::vector<std::vector<float>> nchw, nhwc;  // one map per level
+  std::vector<AlignedVector<float>> nchw, nhwc;  // one map per level
   std::vector<float> rois;                     // [K,5]
   std::vector<int32_t> levels;                 // each RoI's level under the SCALE rule
   // The accounting of Workload (bench/limit.h), summed over the levels (bytes for f32).

@@ -201,8 +201,18 @@ def _result(out, kind, k, c, output_size, layout, dtype):
         torch = _torch()
         memory = torch.empty(memory_shape, dtype=getattr(torch, dtype))
         return (memory.permute(0, 3, 1, 2) if nhwc else memory), memory  # NHWC: [K, C, PH, PW] channels_last
-    memory = np.empty(memory_shape, dtype=dtype)
+    memory = _aligned_empty(memory_shape, dtype)
     return memory, memory
+
+
+def _aligned_empty(shape, dtype):
+    """np.empty starting on a 64-byte boundary, as torch allocates. numpy starts large arrays 16 bytes past one,
+    where the kernels cannot use streaming stores for the result (docs/layouts.md, "Alignment")."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    buffer = np.empty(nbytes + 64, dtype=np.uint8)
+    start = -buffer.ctypes.data % 64
+    return buffer[start:start + nbytes].view(dtype).reshape(shape)
 
 
 def _out_memory(out, memory_shape, layout, kernel_dtype):
