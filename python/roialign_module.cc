@@ -17,6 +17,11 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include "roialign/roialign.hpp"
 
 namespace nb = nanobind;
@@ -320,6 +325,23 @@ nb::dict QueryTarget(const std::string& target) {
   return d;
 }
 
+// Asks Linux to back [address, address + nbytes) with transparent huge pages when it is first touched, as numpy
+// does for its large arrays; torch does not. With 4 KiB pages, writing a new 50 MB result into torch memory
+// faulted 2-3x longer than into numpy's (docs/python.md). Advisory only: the contents and the owner's allocator
+// are unaffected. Returns whether the advice was taken (false off Linux, or for a range without a whole page).
+bool AdviseHugePages(uintptr_t address, size_t nbytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (address + page - 1) / page * page, end = (address + nbytes) / page * page;
+  if (end <= begin) return false;
+  return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0;
+#else
+  (void)address;
+  (void)nbytes;
+  return false;
+#endif
+}
+
 }  // namespace
 
 NB_MODULE(_roialign, m) {
@@ -385,4 +407,6 @@ NB_MODULE(_roialign, m) {
   m.def("known_targets", &roialign::KnownTargets, "roialign::KnownTargets.");
   m.def("implementation_names", &roialign::ImplementationNames, nb::arg("target"),
         "roialign::ImplementationNames: what the target can run here, best first.");
+  m.def("advise_huge_pages", &AdviseHugePages, nb::arg("address"), nb::arg("nbytes"),
+        "madvise(MADV_HUGEPAGE) on the whole pages of a new, untouched buffer; whether it was taken.");
 }

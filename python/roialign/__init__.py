@@ -189,6 +189,10 @@ def _boxes(boxes):
     return _float32_rows(b, "boxes", 5), None
 
 
+# New torch results at least this large get transparent huge pages, as numpy gives its arrays of 4 MiB and more.
+_HUGE_PAGE_RESULT_BYTES = 4 << 20
+
+
 def _result(out, kind, k, c, output_size, layout, dtype):
     """(what the call returns, the dense array in memory order that the kernel writes) for k boxes of c channels:
     ``out`` when given (checked by _out_memory), else a new array of the input's kind."""
@@ -200,6 +204,9 @@ def _result(out, kind, k, c, output_size, layout, dtype):
     if kind == "torch":
         torch = _torch()
         memory = torch.empty(memory_shape, dtype=getattr(torch, dtype))
+        nbytes = memory.numel() * memory.element_size()
+        if nbytes >= _HUGE_PAGE_RESULT_BYTES:  # before the kernel's first touch (_roialign.advise_huge_pages)
+            _roialign.advise_huge_pages(memory.data_ptr(), nbytes)
         return (memory.permute(0, 3, 1, 2) if nhwc else memory), memory  # NHWC: [K, C, PH, PW] channels_last
     memory = _aligned_empty(memory_shape, dtype)
     return memory, memory

@@ -469,3 +469,43 @@ def test_gil_released_by_roi_align(long_call):
     inside, seconds = ticks_during(
         lambda: roialign.roi_align(x, boxes, 7, sampling_ratio=32, pool="max", num_threads=1))
     assert inside >= 10, "another thread ran only %d times during a %.2f s call" % (inside, seconds)
+
+
+def _vma_flags(address):
+    """The VmFlags of the mapping holding `address` in /proc/self/smaps, or None."""
+    start = None
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and all(c in "0123456789abcdef-" for c in head):
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                start = lo <= address < hi
+            elif start and line.startswith("VmFlags:"):
+                return line.split()[1:]
+    return None
+
+
+def _thp_possible():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return "[never]" not in f.read()
+    except OSError:
+        return False
+
+
+@needs_torch
+@pytest.mark.skipif(not _thp_possible(), reason="Linux without transparent huge pages")
+def test_new_large_torch_results_ask_for_huge_pages():
+    # A new result of 4 MiB or more is advised MADV_HUGEPAGE before the kernel touches it (the "hg" flag of its
+    # mapping), as numpy does for its own arrays; a small one is left alone, and out= memory is never advised.
+    x = torch.rand(1, 64, 40, 40)
+    boxes = torch.tensor([[0, 0, 0, 60, 60]], dtype=torch.float32).repeat(3000, 1)  # 3000 x 64 x 49 x 4 B = 37 MB
+    y = roialign.roi_align(x, boxes, 7, 0.25, 2)
+    assert y.numel() * 4 >= 4 << 20
+    middle = y.data_ptr() + y.numel() * 2
+    assert "hg" in _vma_flags(middle)
+    np.testing.assert_allclose(y[0].numpy(), y[-1].numpy())  # the same box everywhere: the same result
+    out = torch.empty_like(y)
+    roialign.roi_align(x, boxes, 7, 0.25, 2, out=out)
+    assert "hg" not in _vma_flags(out.data_ptr() + out.numel() * 2)
+    assert torch.equal(out, y)
