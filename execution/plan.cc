@@ -56,7 +56,8 @@ void PlanTasks(const Problem& p, const PlannerNeeds& needs, const Threading& thr
   const double output_bytes = static_cast<double>(RunCount(p)) *
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
-  plan->stream_output = needs.row_bands && output_bytes > kStreamOutputBytes;
+  // Channels-last kernels stream finished bins, planar ones the planes of RoIs finished in a band pass.
+  plan->stream_output = (needs.row_bands || banded) && output_bytes > kStreamOutputBytes;
   plan->partial_in_output = p.params.dtype == DType::kF32;
 }
 

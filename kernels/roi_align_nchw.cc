@@ -10,6 +10,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/kernel_descriptor.h"
 #include "kernels/roi_align-inl.h"
@@ -62,6 +63,23 @@ void BinsToPlanes(const float* bins, int64_t count, int64_t bin_stride, int64_t 
   for (int64_t j = 0; j < n; j += kTransposeTileF32) {
     TransposeTile(bins, bin_stride, plane_stride, 0, count, j, std::min(n, j + kTransposeTileF32), planes);
   }
+}
+
+// dst[0, count) = src[0, count) with non-temporal stores for the whole vectors inside dst, ordinary ones for the
+// edges, which may share a cache line with another task's output. The caller calls hwy::FlushStream before its
+// tasks' barrier.
+template <typename T>
+void StreamCopy(const T* src, int64_t count, T* dst) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t lanes = hn::Lanes(d8);
+  const uint8_t* from = reinterpret_cast<const uint8_t*>(src);
+  uint8_t* to = reinterpret_cast<uint8_t*>(dst);
+  const size_t bytes = static_cast<size_t>(count) * sizeof(T);
+  const size_t head = std::min(bytes, (lanes - reinterpret_cast<uintptr_t>(to) % lanes) % lanes);
+  std::memcpy(to, from, head);
+  size_t i = head;
+  for (; i + lanes <= bytes; i += lanes) hn::Stream(hn::LoadU(d8, from + i), d8, to + i);
+  std::memcpy(to + i, from + i, bytes - i);
 }
 
 // dst[0, count) = src[0, count) for the channels-last state (f32): vector loads and stores, not memcpy, whose
@@ -193,7 +211,16 @@ void ProcessSharedWhole(const RoiWork<T>& w, const ChannelsLast<T>& in, int64_t 
   float* const bins = s.bins.get();
   CopyFloats(held, (resumes ? ph0 + 1 : ph0) * PW * n, bins);
   PoolBins(w, in, ph0 * PW, PH * PW, bins + ph0 * PW * n);
-  BinsToPlanes(bins, PH * PW, n, n, static_cast<T*>(p.output) + roi_offset, PH * PW);
+  T* const out = static_cast<T*>(p.output) + roi_offset;
+  if (!w.pass.stream_output || ph0 > 0) {  // ph0 > 0: earlier bands held state in the output, now in cache
+    BinsToPlanes(bins, PH * PW, n, n, out, PH * PW);
+    return;
+  }
+  // A RoI within one band: its planes are one contiguous block of the output, never touched yet. Stage them in
+  // the (here unused) tile, then stream the block out, so that its lines are not first read from memory.
+  T* const staged = reinterpret_cast<T*>(s.tile.get());
+  BinsToPlanes(bins, PH * PW, n, n, staged, PH * PW);
+  StreamCopy(staged, n * PH * PW, out);
 }
 
 // The RoI's bins from the channels-last band of map rows that the plan prepared for all RoIs of the image
@@ -336,6 +363,7 @@ void RoiAlignNchw(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
       }
     }
   }
+  if (pass.stream_output) hwy::FlushStream();  // order StreamCopy's stores before the caller's barrier
 }
 
 TargetKernel NchwTargetKernel() { return {HWY_TARGET, ROIALIGN_PER_DTYPE(RoiAlignNchw)}; }
