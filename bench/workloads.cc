@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <new>
 
 #include "bench/limit.h"
 #include "core/enums.h"
@@ -281,13 +279,6 @@ Status LevelByLevel::Run(void* out, int32_t threads) const {
     slice += static_cast<size_t>(inputs_[l].num_rois) * per_roi_;
   }
   return Status::Ok();
-}
-
-AlignedBuffer::AlignedBuffer(size_t n) : ptr(nullptr, &std::free), count(n) {
-  void* p = nullptr;
-  if (posix_memalign(&p, 64, std::max<size_t>(n, 1) * sizeof(float)) != 0) throw std::bad_alloc();
-  ptr.reset(static_cast<float*>(p));
-  std::fill(data(), data() + n, 0.0f);  // fault the pages in before timing
 }
 
 double Bytes(double f32_bytes, DType dtype) {

@@ -2,9 +2,8 @@
 #ifndef ROIALIGN_BENCH_WORKLOADS_H_
 #define ROIALIGN_BENCH_WORKLOADS_H_
 
-#include <cstdint>
 #include <cstddef>
-#include <memory>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <vector>
@@ -115,14 +114,9 @@ class LevelByLevel {
 
 // f32 byte counts scaled to `dtype`'s element size.
 double Bytes(double f32_bytes, DType dtype);
-// A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment).
-struct AlignedBuffer {
-  explicit AlignedBuffer(size_t n);
-  float* data() { return ptr.get(); }
-  size_t size() const { return count; }
-  std::unique_ptr<float, void (*)(void*)> ptr;
-  size_t count;
-};
+// A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment),
+// zeroed so that its pages are faulted in before timing.
+using AlignedBuffer = AlignedVector<float>;
 
 }  // namespace bench
 }  // namespace roialign
