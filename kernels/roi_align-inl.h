@@ -303,8 +303,14 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples&
   TOut* const out = o.out;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
-  const bool empty = s.grid_h * s.grid_w == 0;
-  const V count = hn::Set(d, static_cast<float>(s.grid_h * s.grid_w));
+  const int64_t samples = s.grid_h * s.grid_w;
+  const bool empty = samples == 0;
+  const V count = hn::Set(d, static_cast<float>(samples));
+  // Dividing by 2^k and multiplying by 2^-k round the same exact quotient once, so they give the same bits; a
+  // power-of-two count (every 2x2 or 4x4 grid) multiplies, as a vector division's throughput is an order of
+  // magnitude lower and a bin finishes up to 16 vectors of it.
+  const bool count_is_power_of_two = !empty && (samples & (samples - 1)) == 0;
+  const V reciprocal = hn::Set(d, 1.0f / static_cast<float>(HWY_MAX(samples, 1)));
   const float* const partial_end = partial + channels;
   // The rows of the sample rows processed now; the columns of all sample columns.
   const int64_t ny = MergeTaps(s.y + s.iy_begin, s.iy_end - s.iy_begin, in.row_stride, s.merged);
@@ -316,7 +322,8 @@ HWY_NOINLINE void PoolBinAvg(D d, const ChannelsLast<TIn>& in, const BinSamples&
   auto start = [&](int64_t c) { return first ? hn::Zero(d) : hn::LoadU(d, partial + c); };
   auto finish = [&](V acc) {
     if (!last) return acc;
-    return empty ? hn::Zero(d) : hn::Div(acc, count);
+    if (empty) return hn::Zero(d);
+    return count_is_power_of_two ? hn::Mul(acc, reciprocal) : hn::Div(acc, count);
   };
   const bool streaming = last && stream && IsVectorAligned(d, out);
   // Paired BF16 (kPairedBF16): the partial state stays in natural order, de-interleaved on the way in and
