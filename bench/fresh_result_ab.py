@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What a new result costs a roialign.roi_align call, in one process: the default workload's NHWC call at one thread
-into a new torch result with the package's huge-page advice and without it, into a new numpy result, and into a
-reused out= tensor, in alternation. Prints the minimum and median wall time of each.
+into a new torch or numpy result whose memory the package recycles (the default), into new memory (recycling off:
+a torch result with the package's huge-page advice and without it, a numpy result), and into a reused out= tensor,
+in alternation. Prints the minimum and median wall time of each.
 
 Reads what `layout_report --workloads=default --dump-dir=DIR` wrote.
 
@@ -34,16 +35,24 @@ def main(argv):
     x_np = np.ascontiguousarray(x.permute(0, 2, 3, 1).numpy())  # the same map as a numpy [N, H, W, C] array
     out = torch.empty((k, c, size, size)).contiguous(memory_format=torch.channels_last)
     advice = roialign._HUGE_PAGE_RESULT_BYTES
+    kept = roialign._RESULT_MEMORY
+    none_kept = roialign._result_memory.ResultMemory(0)  # new memory every call, without releasing `kept`'s buffers
 
-    def torch_new(advised):
+    def torch_new(recycled, advised=True):
+        roialign._RESULT_MEMORY = kept if recycled else none_kept
         roialign._HUGE_PAGE_RESULT_BYTES = advice if advised else 1 << 62
         return roialign.roi_align(x, boxes, size, scale, ratio, layout="NHWC", num_threads=1)
 
+    def numpy_new(recycled):
+        roialign._RESULT_MEMORY = kept if recycled else none_kept
+        return roialign.roi_align(x_np, boxes.numpy(), size, scale, ratio, layout="NHWC", num_threads=1)
+
     runs = {
-        "torch, new result, advised": lambda: torch_new(True),
-        "torch, new result, not advised": lambda: torch_new(False),
-        "numpy, new result": lambda: roialign.roi_align(x_np, boxes.numpy(), size, scale, ratio, layout="NHWC",
-                                                        num_threads=1),
+        "torch, new result, recycled": lambda: torch_new(True),
+        "torch, new memory, advised": lambda: torch_new(False),
+        "torch, new memory, not advised": lambda: torch_new(False, advised=False),
+        "numpy, new result, recycled": lambda: numpy_new(True),
+        "numpy, new memory": lambda: numpy_new(False),
         "torch, out= reused": lambda: roialign.roi_align(x, boxes, size, scale, ratio, layout="NHWC", num_threads=1,
                                                          out=out),
     }
@@ -55,9 +64,10 @@ def main(argv):
                 t0 = time.perf_counter()
                 result = runs[name]()
                 times[name].append((time.perf_counter() - t0) * 1e3)
-                del result  # the next new result is new memory again
+                del result  # free for the next recycled result
     finally:
         roialign._HUGE_PAGE_RESULT_BYTES = advice
+        roialign._RESULT_MEMORY = kept
     print("default workload, NHWC f32, 1 thread, %d rounds" % rounds)
     for name in names:
         print("  %-32s min %6.1f ms  median %6.1f ms" % (name, min(times[name]), float(np.median(times[name]))))

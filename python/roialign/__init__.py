@@ -26,10 +26,11 @@ import sys
 
 import numpy as np
 
-from . import _roialign
+from . import _result_memory, _roialign
 
 __version__ = _roialign.__version__
-__all__ = ["roi_align", "multi_scale_roi_align", "select", "Kernel", "query_target", "targets", "implementations"]
+__all__ = ["roi_align", "multi_scale_roi_align", "select", "Kernel", "query_target", "targets", "implementations",
+           "set_result_memory_limit"]
 
 _LAYOUTS = dict(_roialign.LAYOUTS)                    # "NCHW", "NHWC"
 _DTYPES = dict(_roialign.DTYPES)                      # "float32", "float16", "bfloat16"
@@ -191,6 +192,19 @@ def _boxes(boxes):
 
 # New torch results at least this large get transparent huge pages, as numpy gives its arrays of 4 MiB and more.
 _HUGE_PAGE_RESULT_BYTES = 4 << 20
+# The buffers of large new results, recycled once dropped (_result_memory.py).
+_RESULT_MEMORY = _result_memory.ResultMemory()
+
+
+def set_result_memory_limit(nbytes):
+    """Bounds the memory the package keeps for recycling large new results (default 256 MiB; 0 keeps none) and
+    releases the free buffers beyond it. Returns the previous limit. Results of 4 MiB and more come from buffers
+    that earlier results, now dropped, used: no page faults on the first write (docs/python.md, "Result memory")."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral):
+        raise TypeError("nbytes must be an int, got %s" % type(nbytes).__name__)
+    if nbytes < 0:
+        raise ValueError("nbytes must be >= 0, got %d" % nbytes)
+    return _RESULT_MEMORY.set_limit(int(nbytes))
 
 
 def _result(out, kind, k, c, output_size, layout, dtype):
@@ -201,25 +215,21 @@ def _result(out, kind, k, c, output_size, layout, dtype):
     memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
     if out is not None:
         return out, _out_memory(out, memory_shape, layout, dtype)
-    if kind == "torch":
-        torch = _torch()
+    # numpy has no bfloat16: its bits travel as int16 (torch.from_numpy takes no uint16).
+    np_dtype = np.int16 if dtype == "bfloat16" else np.dtype(dtype)
+    if kind != "torch":
+        memory = _RESULT_MEMORY.empty(memory_shape, np_dtype)
+        return memory, memory
+    torch = _torch()
+    kept = _RESULT_MEMORY.take(memory_shape, np_dtype)
+    if kept is not None:  # numpy memory: numpy already asked for huge pages
+        memory = torch.from_numpy(kept).view(getattr(torch, dtype))
+    else:
+        nbytes = int(np.prod(memory_shape, dtype=np.int64)) * np.dtype(np_dtype).itemsize
         memory = torch.empty(memory_shape, dtype=getattr(torch, dtype))
-        nbytes = memory.numel() * memory.element_size()
         if nbytes >= _HUGE_PAGE_RESULT_BYTES:  # before the kernel's first touch (_roialign.advise_huge_pages)
             _roialign.advise_huge_pages(memory.data_ptr(), nbytes)
-        return (memory.permute(0, 3, 1, 2) if nhwc else memory), memory  # NHWC: [K, C, PH, PW] channels_last
-    memory = _aligned_empty(memory_shape, dtype)
-    return memory, memory
-
-
-def _aligned_empty(shape, dtype):
-    """np.empty starting on a 64-byte boundary, as torch allocates. numpy starts large arrays 16 bytes past one,
-    where the kernels cannot use streaming stores for the result (docs/layouts.md, "Alignment")."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    buffer = np.empty(nbytes + 64, dtype=np.uint8)
-    start = -buffer.ctypes.data % 64
-    return buffer[start:start + nbytes].view(dtype).reshape(shape)
+    return (memory.permute(0, 3, 1, 2) if nhwc else memory), memory  # NHWC: [K, C, PH, PW] channels_last
 
 
 def _out_memory(out, memory_shape, layout, kernel_dtype):

@@ -495,12 +495,21 @@ def _thp_possible():
 
 @needs_torch
 @pytest.mark.skipif(not _thp_possible(), reason="Linux without transparent huge pages")
-def test_new_large_torch_results_ask_for_huge_pages():
+@pytest.mark.parametrize("recycled", [True, False])
+def test_new_large_torch_results_ask_for_huge_pages(recycled):
     # A new result of 4 MiB or more is advised MADV_HUGEPAGE before the kernel touches it (the "hg" flag of its
-    # mapping), as numpy does for its own arrays; a small one is left alone, and out= memory is never advised.
+    # mapping): by numpy when it is recycled memory (numpy advises its own large arrays), else by the package; out=
+    # memory is never advised.
     x = torch.rand(1, 64, 40, 40)
     boxes = torch.tensor([[0, 0, 0, 60, 60]], dtype=torch.float32).repeat(3000, 1)  # 3000 x 64 x 49 x 4 B = 37 MB
-    y = roialign.roi_align(x, boxes, 7, 0.25, 2)
+    limit = roialign.set_result_memory_limit(0)
+    try:
+        if recycled:
+            roialign.set_result_memory_limit(256 << 20)
+        y = roialign.roi_align(x, boxes, 7, 0.25, 2)
+        assert (roialign._RESULT_MEMORY.kept_bytes() >= y.numel() * 4) == recycled
+    finally:
+        roialign.set_result_memory_limit(limit)
     assert y.numel() * 4 >= 4 << 20
     middle = y.data_ptr() + y.numel() * 2
     assert "hg" in _vma_flags(middle)
