@@ -7,8 +7,10 @@ PyTorch's caching allocators and ONNX Runtime's arena keep theirs) and gives a b
 refers to it any more: no result, view, slice or tensor made from it. Small results are ordinary new memory.
 docs/python.md, "Result memory", says what this holds and how to bound it.
 """
+import os
 import sys
 import threading
+import weakref
 
 import numpy as np
 
@@ -34,39 +36,66 @@ def _view(buffer, shape, dtype, nbytes):
 
 
 def _refcounts_decide():
-    # A buffer is free when the cache's list holds the only reference; free-threaded builds defer reference counts,
-    # so there the cache keeps nothing.
+    # A buffer is free when the cache's list holds the only reference. Where the GIL is disabled (free-threaded
+    # builds), reference counts are deferred, so there the cache keeps nothing.
     is_gil_enabled = getattr(sys, "_is_gil_enabled", None)
     return is_gil_enabled is None or is_gil_enabled()
+
+
+_INSTANCES = weakref.WeakSet()
+
+
+def _after_fork_in_child():
+    # Another thread of the parent may have held a lock at the fork; the child has only this thread.
+    for memory in list(_INSTANCES):
+        memory._lock = threading.RLock()
+        memory._busy = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class ResultMemory:
     """The buffers of large new results, each reused for a later result once it is free."""
 
     def __init__(self, limit_bytes=DEFAULT_LIMIT_BYTES):
-        self._lock = threading.Lock()
+        # Reentrant, with _busy: a finalizer that the garbage collector runs while this thread holds the lock, and
+        # that asks for a result itself, gets new memory instead of a deadlock or a list changed under the loop.
+        self._lock = threading.RLock()
+        self._busy = False
         self._buffers = []  # uint8 arrays, oldest first; the list holds the cache's only reference to each
         self._limit = limit_bytes
         self._enabled = _refcounts_decide()
+        _INSTANCES.add(self)
 
     def _free(self, i):
         # The list's reference and getrefcount's argument, and nothing else: no array or tensor still uses it.
         return sys.getrefcount(self._buffers[i]) == 2
 
+    def _total(self):
+        total = 0
+        for buffer in self._buffers:
+            total += buffer.nbytes
+        return total
+
     def kept_bytes(self):
         with self._lock:
-            return sum(b.nbytes for b in self._buffers)
+            return self._total()
 
     def set_limit(self, limit_bytes):
-        """Bounds the bytes kept; free buffers beyond it are released now. Returns the previous limit."""
+        """Bounds the bytes kept; free buffers beyond it are released now, and buffers in use beyond it at the
+        first call that asks for a result after they became free (never lent again). Returns the previous limit."""
         with self._lock:
             previous, self._limit = self._limit, limit_bytes
-            self._release_free(0)
+            if not self._busy:
+                self._release_free(0)
             return previous
 
     def _release_free(self, incoming):
-        """Releases free buffers, oldest first, until the kept bytes plus `incoming` fit the limit."""
-        total = sum(b.nbytes for b in self._buffers)
+        """Releases free buffers, oldest first, until the kept bytes plus `incoming` fit the limit; returns the kept
+        bytes."""
+        total = self._total()
         i = 0
         while total + incoming > self._limit and i < len(self._buffers):
             if self._free(i):
@@ -90,18 +119,25 @@ class ResultMemory:
         if nbytes < MIN_BYTES or not self._enabled:
             return None
         need = nbytes + _ALIGNMENT
+        buffer = None
         with self._lock:
-            best = -1
-            for i in range(len(self._buffers)):
-                size = self._buffers[i].nbytes
-                if need <= size <= 2 * need and (best < 0 or size < self._buffers[best].nbytes) and self._free(i):
-                    best = i
-            if best >= 0:
-                buffer = self._buffers.pop(best)
-                self._buffers.append(buffer)  # most recently used last: released last
-                return _view(buffer, shape, dtype, nbytes)
-            if self._release_free(need) + need > self._limit:
+            if self._busy:
                 return None
-            buffer = np.empty(need, dtype=np.uint8)
-            self._buffers.append(buffer)
-            return _view(buffer, shape, dtype, nbytes)
+            self._busy = True
+            try:
+                # Free buffers beyond a lowered limit go first, so that nothing beyond it is lent again.
+                self._release_free(0)
+                best = -1
+                for i in range(len(self._buffers)):
+                    size = self._buffers[i].nbytes
+                    if need <= size <= 2 * need and (best < 0 or size < self._buffers[best].nbytes) and self._free(i):
+                        best = i
+                if best >= 0:
+                    buffer = self._buffers.pop(best)
+                    self._buffers.append(buffer)  # most recently used last: released last
+                elif self._release_free(need) + need <= self._limit:
+                    buffer = np.empty(need, np.uint8)
+                    self._buffers.append(buffer)
+            finally:
+                self._busy = False
+        return None if buffer is None else _view(buffer, shape, dtype, nbytes)

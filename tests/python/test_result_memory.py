@@ -2,6 +2,7 @@
 memory"): a buffer comes back only when nothing refers to it, the limit bounds what is kept, and results written
 into recycled memory are the results of new memory."""
 import os
+import signal
 import threading
 
 import numpy as np
@@ -114,6 +115,23 @@ def test_the_limit_bounds_the_memory_kept():
     assert roialign._RESULT_MEMORY.kept_bytes() == 0
 
 
+def test_a_lowered_limit_releases_buffers_in_use_once_they_are_free():
+    x, boxes = _inputs(11)
+    a = _call(x, boxes)
+    b = _call(x, boxes)
+    assert roialign._RESULT_MEMORY.kept_bytes() >= a.nbytes + b.nbytes
+    roialign.set_result_memory_limit(40 << 20)  # both in use: nothing can go yet
+    assert roialign._RESULT_MEMORY.kept_bytes() >= a.nbytes + b.nbytes
+    del a, b
+    c = _call(x, boxes)
+    assert c.nbytes <= roialign._RESULT_MEMORY.kept_bytes() <= 40 << 20
+    roialign.set_result_memory_limit(0)
+    del c
+    d = _call(x, boxes)
+    assert roialign._RESULT_MEMORY.kept_bytes() == 0
+    assert np.array_equal(d, _into_new_memory(x, boxes))
+
+
 def test_small_results_are_not_kept():
     x, boxes = _inputs(8)
     before = roialign._RESULT_MEMORY.kept_bytes()
@@ -180,3 +198,47 @@ def test_threads_never_share_a_buffer():
     for t in threads:
         t.join()
     assert not failures
+
+
+def test_a_call_made_while_the_cache_is_busy_gets_new_memory():
+    # As when the garbage collector runs, inside take(), a finalizer that asks for a result: the same thread
+    # re-enters the lock and must get new memory, not a deadlock or a buffer picked while the list changes.
+    x, boxes = _inputs(13)
+    memory = roialign._RESULT_MEMORY
+    with memory._lock:
+        memory._busy = True
+        try:
+            kept = memory.kept_bytes()
+            y = _call(x, boxes)
+            assert memory.kept_bytes() == kept
+        finally:
+            memory._busy = False
+    assert np.array_equal(y, _into_new_memory(x, boxes))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_child_forked_while_another_thread_holds_the_lock_can_take():
+    x, boxes = _inputs(14)
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with roialign._RESULT_MEMORY._lock:
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(30)
+    pid = os.fork()
+    if pid == 0:  # the child: one thread (1 kernel thread: no OpenMP team after the fork), and the lock looks held
+        ok = False
+        try:
+            signal.alarm(60)  # a deadlock ends the child, and the test fails
+            y = _call(x, boxes, num_threads=1)
+            ok = roialign._RESULT_MEMORY.kept_bytes() >= y.nbytes
+        finally:
+            os._exit(0 if ok else 1)
+    release.set()
+    holder.join()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
