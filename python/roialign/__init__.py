@@ -225,8 +225,8 @@ def _result(out, kind, k, c, output_size, layout, dtype):
     if kept is not None:  # numpy memory: numpy already asked for huge pages
         memory = torch.from_numpy(kept).view(getattr(torch, dtype))
     else:
-        nbytes = int(np.prod(memory_shape, dtype=np.int64)) * np.dtype(np_dtype).itemsize
         memory = torch.empty(memory_shape, dtype=getattr(torch, dtype))
+        nbytes = memory.numel() * memory.element_size()
         if nbytes >= _HUGE_PAGE_RESULT_BYTES:  # before the kernel's first touch (_roialign.advise_huge_pages)
             _roialign.advise_huge_pages(memory.data_ptr(), nbytes)
     return (memory.permute(0, 3, 1, 2) if nhwc else memory), memory  # NHWC: [K, C, PH, PW] channels_last
