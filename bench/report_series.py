@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Runs the layout report several times and prints each run's speed-ups against the peers, then their spread.
+
+A ratio against a peer is only meaningful inside one run (the machine changes between runs), but one run's ratio
+moves with the minute on a shared machine. This repeats the same focused run, a pause between runs, and shows
+how far the ratio moves: each row is one complete run of bench/run_layout_report.sh (ours, then the peers).
+
+  bench/report_series.py RUNS PAUSE_S OUT_BASE -- REPORT_ARGS...
+  e.g. bench/report_series.py 12 45 /tmp/series -- --workloads=fpn --isas=avx512 --threads=1
+
+Run k writes OUT_BASE/k. The first run builds as run_layout_report.sh does; the others reuse that build. For every
+(workload, layout, threads) of our best ISA in the run: our min / median ms, and each peer's median over our
+median; at the end, per column, the median, minimum and maximum over the runs.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ISA_ORDER = ["avx512", "avx2", "sse4", "sve2", "sve", "neon", "emu128", "scalar"]  # best first, as host ranks
+
+
+def ratios(out_dir):
+    """{(workload, layout, threads): {"ours min": ms, "ours median": ms, "<peer> <variant>": speed-up}}."""
+    report = json.load(open(os.path.join(out_dir, "layout_report.json")))
+    peers_file = os.path.join(out_dir, "peers.json")
+    peers = json.load(open(peers_file))["peers"] if os.path.exists(peers_file) else []
+    rows = [r for r in report["results"] if r.get("dtype", "F32") == "F32" and r["path"] in ("NCHW", "NHWC")]
+    if not rows:
+        return {}
+    best = min({r["isa"] for r in rows}, key=lambda i: ISA_ORDER.index(i) if i in ISA_ORDER else len(ISA_ORDER))
+    table = {}
+    for r in rows:
+        if r["isa"] != best:
+            continue
+        cells = {"ours min ms": r.get("ms_min", r["ms"]), "ours median ms": r["ms"]}
+        for p in peers:
+            if p["status"] == "ok" and p["workload"] == r["workload"] and p["threads"] == r["threads"]:
+                cells[f"{p['peer']} {p['variant']} / ours"] = p["ms"] / r["ms"]
+        table[(r["workload"], r["path"], r["threads"])] = cells
+    return table
+
+
+def fmt(column, v):
+    return f"{v:.1f}" if column.endswith("ms") else f"{v:.1f}x"
+
+
+def main(argv):
+    if len(argv) < 4 or (len(argv) > 4 and argv[4] != "--"):
+        print(__doc__)
+        return 2
+    runs, pause, base, report_args = int(argv[1]), float(argv[2]), argv[3], argv[5:]
+    series = []  # one ratios() per run
+    for k in range(1, runs + 1):
+        out = os.path.join(base, str(k))
+        env = dict(os.environ, ROIALIGN_OUT_DIR=out, ROIALIGN_REBUILD="1" if k == 1 else "0")
+        os.makedirs(out, exist_ok=True)
+        with open(out + ".log", "w") as log:
+            subprocess.run([os.path.join(HERE, "run_layout_report.sh")] + report_args, env=env, stdout=log,
+                           stderr=subprocess.STDOUT, check=True)
+        series.append((time.strftime("%H:%M:%S"), ratios(out)))
+        print(f"run {k} of {runs} done at {series[-1][0]}", file=sys.stderr)
+        if k < runs:
+            time.sleep(pause)
+    for key in sorted({key for _, t in series for key in t}):
+        columns = []
+        for _, t in series:
+            columns += [c for c in t.get(key, {}) if c not in columns]
+        print(f"\n{key[0]}, {key[1]}, {key[2]} thread(s): {runs} runs of bench/run_layout_report.sh {' '.join(report_args)}")
+        print("\n| run | ended | " + " | ".join(columns) + " |")
+        print("|---|---|" + "---|" * len(columns))
+        for k, (ended, t) in enumerate(series, 1):
+            cells = [fmt(c, t[key][c]) if c in t.get(key, {}) else "" for c in columns]
+            print(f"| {k} | {ended} | " + " | ".join(cells) + " |")
+        for name, f in (("median", statistics.median), ("min", min), ("max", max)):
+            cells = []
+            for c in columns:
+                values = [t[key][c] for _, t in series if c in t.get(key, {})]
+                cells.append(fmt(c, f(values)) if values else "")
+            print(f"| {name} | | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
