@@ -24,7 +24,7 @@ ISA_ORDER = ["avx512", "avx2", "sse4", "sve2", "sve", "neon", "emu128", "scalar"
 
 
 def ratios(out_dir):
-    """{(workload, layout, threads): {"ours min": ms, "ours median": ms, "<peer> <variant>": speed-up}}."""
+    """{(workload, layout, threads): {"ours min ms": ms, "ours median ms": ms, "<peer> <variant> / ours": speed-up}}."""
     report = json.load(open(os.path.join(out_dir, "layout_report.json")))
     peers_file = os.path.join(out_dir, "peers.json")
     peers = json.load(open(peers_file))["peers"] if os.path.exists(peers_file) else []
@@ -45,27 +45,46 @@ def ratios(out_dir):
 
 
 def fmt(column, v):
-    return f"{v:.1f}" if column.endswith("ms") else f"{v:.1f}x"
+    return f"{v:.2f}" if column.endswith("ms") else f"{v:.1f}x"
 
 
 def main(argv):
-    if len(argv) < 4 or (len(argv) > 4 and argv[4] != "--"):
+    try:
+        if len(argv) < 4 or (len(argv) > 4 and argv[4] != "--"):
+            raise ValueError
+        runs, pause = int(argv[1]), float(argv[2])
+        if runs < 1 or pause < 0:
+            raise ValueError
+    except ValueError:
         print(__doc__)
         return 2
-    runs, pause, base, report_args = int(argv[1]), float(argv[2]), argv[3], argv[5:]
-    series = []  # one ratios() per run
+    # run_layout_report.sh changes to the repository's root, so the output directories must be absolute.
+    base, report_args = os.path.abspath(argv[3]), argv[5:]
+    series = []  # (time the run ended, ratios() of the run); {} for a run that failed
     for k in range(1, runs + 1):
         out = os.path.join(base, str(k))
-        env = dict(os.environ, ROIALIGN_OUT_DIR=out, ROIALIGN_REBUILD="1" if k == 1 else "0")
+        rebuild = os.environ.get("ROIALIGN_REBUILD", "1") if k == 1 else "0"
+        env = dict(os.environ, ROIALIGN_OUT_DIR=out, ROIALIGN_REBUILD=rebuild)
         os.makedirs(out, exist_ok=True)
+        for name in ("layout_report.json", "peers.json"):  # never read an earlier series' results
+            if os.path.exists(os.path.join(out, name)):
+                os.remove(os.path.join(out, name))
         with open(out + ".log", "w") as log:
-            subprocess.run([os.path.join(HERE, "run_layout_report.sh")] + report_args, env=env, stdout=log,
-                           stderr=subprocess.STDOUT, check=True)
-        series.append((time.strftime("%H:%M:%S"), ratios(out)))
-        print(f"run {k} of {runs} done at {series[-1][0]}", file=sys.stderr)
+            status = subprocess.run([os.path.join(HERE, "run_layout_report.sh")] + report_args, env=env,
+                                    stdout=log, stderr=subprocess.STDOUT).returncode
+        ended = time.strftime("%H:%M:%S")
+        if status != 0:
+            print(f"run {k} of {runs} failed (status {status}): see {out}.log", file=sys.stderr)
+            series.append((ended, {}))
+        else:
+            if not os.path.exists(os.path.join(out, "peers.json")):
+                print(f"run {k}: no peers.json (no peer installed?): see {out}.log", file=sys.stderr)
+            series.append((ended, ratios(out)))
+            print(f"run {k} of {runs} done at {ended}", file=sys.stderr)
         if k < runs:
             time.sleep(pause)
-    for key in sorted({key for _, t in series for key in t}):
+    # NHWC first, as report_tables.py prints it.
+    for key in sorted({key for _, t in series for key in t}, key=lambda w: (w[0], w[1] != "NHWC", w[2])):
         columns = []
         for _, t in series:
             columns += [c for c in t.get(key, {}) if c not in columns]
