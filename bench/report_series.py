@@ -12,26 +12,24 @@ Run k writes OUT_BASE/k. The first run builds as run_layout_report.sh does; the 
 (workload, layout, threads) of our best ISA in the run: our min / median ms, and each peer's median over our
 median; at the end, per column, the median, minimum and maximum over the runs.
 """
-import json
 import os
 import statistics
 import subprocess
 import sys
 import time
 
+from report_tables import isa_rank, load_run
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ISA_ORDER = ["avx512", "avx2", "sse4", "sve2", "sve", "neon", "emu128", "scalar"]  # best first, as host ranks
 
 
 def ratios(out_dir):
     """{(workload, layout, threads): {"ours min ms": ms, "ours median ms": ms, "<peer> <variant> / ours": speed-up}}."""
-    report = json.load(open(os.path.join(out_dir, "layout_report.json")))
-    peers_file = os.path.join(out_dir, "peers.json")
-    peers = json.load(open(peers_file))["peers"] if os.path.exists(peers_file) else []
+    report, peers = load_run(out_dir)
     rows = [r for r in report["results"] if r.get("dtype", "F32") == "F32" and r["path"] in ("NCHW", "NHWC")]
     if not rows:
         return {}
-    best = min({r["isa"] for r in rows}, key=lambda i: ISA_ORDER.index(i) if i in ISA_ORDER else len(ISA_ORDER))
+    best = min({r["isa"] for r in rows}, key=isa_rank)
     table = {}
     for r in rows:
         if r["isa"] != best:

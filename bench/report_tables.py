@@ -47,11 +47,17 @@ def print_summary(rows, peers):
         print("| " + " | ".join(cells) + " |")
 
 
-def main(argv):
-    out = argv[1] if len(argv) > 1 else "out"
+def load_run(out):
+    """(layout_report.json, the peers of peers.json or [] when no peer ran) of the run in directory `out`."""
     report = json.load(open(os.path.join(out, "layout_report.json")))
     peers_file = os.path.join(out, "peers.json")
     peers = json.load(open(peers_file))["peers"] if os.path.exists(peers_file) else []
+    return report, peers
+
+
+def main(argv):
+    out = argv[1] if len(argv) > 1 else "out"
+    report, peers = load_run(out)
     ok = [p for p in peers if p["status"] == "ok"]
     everything = report["results"]
     results = [r for r in everything if r.get("dtype", "F32") == "F32"]  # the tables below are f32
