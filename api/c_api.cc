@@ -1,4 +1,5 @@
 // The C API: a thin wrapper over the C++ API that never lets an exception cross the boundary.
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -19,10 +20,18 @@ struct roialign_multi_level_kernel {
 
 namespace {
 
-thread_local std::string g_last_error;
+// The calling thread's last message. A plain array: a thread_local std::string would make glibc register a
+// destructor on the thread's first error, which aborts the process when that allocation fails.
+constexpr size_t kMaxErrorBytes = 1024;
+thread_local char g_last_error[kMaxErrorBytes];
 
 roialign_status Report(const roialign::Status& s) {
-  if (!s.ok()) g_last_error = s.message();
+  if (!s.ok()) {
+    // Truncated to kMaxErrorBytes - 1 bytes (docs/errors-and-limits.md).
+    const size_t n = std::min(s.message().size(), kMaxErrorBytes - 1);
+    std::memcpy(g_last_error, s.message().data(), n);
+    g_last_error[n] = '\0';
+  }
   return static_cast<roialign_status>(s.code());
 }
 
@@ -208,7 +217,7 @@ roialign_status roialign_run_with_threadpool(const roialign_kernel* kernel, cons
 
 void roialign_kernel_free(roialign_kernel* kernel) { delete kernel; }
 
-const char* roialign_last_error(void) { return g_last_error.c_str(); }
+const char* roialign_last_error(void) { return g_last_error; }
 
 roialign_status roialign_query_target(const char* target, roialign_target_info* info) {
   return Guard([&]() -> roialign::Status {

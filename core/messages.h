@@ -3,6 +3,7 @@
 #define ROIALIGN_CORE_MESSAGES_H_
 
 #include <cstdio>
+#include <new>
 #include <string>
 
 #include "roialign/roialign.hpp"
@@ -11,6 +12,26 @@ namespace roialign {
 namespace internal {
 
 inline Status Invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
+
+// OUT_OF_MEMORY naming what ran out ("out of memory allocating working memory for roi_align_nhwc.avx2"), or the
+// bare "out of memory" (short enough to need no allocation) when even the message cannot be allocated.
+inline Status OutOfMemory(const std::string& what) noexcept {
+  try {
+    return Status(StatusCode::kOutOfMemory, "out of memory allocating " + what);
+  } catch (...) {
+    return Status(StatusCode::kOutOfMemory, "out of memory");
+  }
+}
+
+// f()'s status, or OUT_OF_MEMORY if it throws std::bad_alloc: what the public calls return instead of throwing.
+template <typename F>
+Status StatusOrOutOfMemory(F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory("the call's validation and plan state");
+  }
+}
 
 // A float as a message shows it ("0.25", "inf", "nan").
 inline std::string FloatText(float v) {

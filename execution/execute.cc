@@ -1,6 +1,7 @@
 #include "execution/execute.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "core/enums.h"
 #include "execution/layout_transforms.h"
@@ -24,17 +25,17 @@ void ReserveWorkingMemory(const Problem& problem, const Plan& plan, const Planne
 }
 
 void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeBlockFn transpose,
-             const PlannerNeeds& needs, const Threading& threading, WorkingMemory& memory) {
+             const Threading& threading, WorkingMemory& memory) noexcept {
   const int64_t C = problem.channels, H = problem.height, W = problem.width;
   const int64_t element_bytes = BytesOf(problem.params.dtype);
-  // Size everything first: a failure here leaves the output untouched.
-  ReserveWorkingMemory(problem, plan, needs, memory);
-  unsigned char* const band_rows =
-      memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * element_bytes));
+  assert(memory.per_thread.size() >= static_cast<size_t>(plan.threads));
+  assert(memory.band_rows.size() >= static_cast<size_t>(plan.transform_elements * element_bytes));
+  unsigned char* const band_rows = memory.band_rows.data();
   float* partial = static_cast<float*>(problem.output);
   if (!plan.partial_in_output) {
-    partial = memory.partial.Reserve(static_cast<size_t>(problem.num_rois * C * problem.params.pooled_height *
-                                                         problem.params.pooled_width));
+    assert(memory.partial.size() >=
+           static_cast<size_t>(problem.num_rois * C * problem.params.pooled_height * problem.params.pooled_width));
+    partial = memory.partial.data();
   }
 
   const int64_t block_size = plan.channels_per_task, num_blocks = plan.channel_blocks;

@@ -10,15 +10,16 @@
 namespace roialign {
 namespace internal {
 
-// Runs `plan` for `problem` with the built-in kernel `fn` on `threading` (the plan's thread count); transform passes use `transpose`, the block transposer
-// of fn's ISA. All working memory is sized from `memory` before the first write to the output; throws
-// std::bad_alloc (output untouched) when it cannot grow.
-// Sizes `memory` for running `plan` on `problem` (never shrinking it); throws std::bad_alloc. After it has run for
-// several (problem, plan) pairs, Execute of any of them allocates nothing.
+// Sizes `memory` for running `plan` on `problem`, never shrinking it; throws std::bad_alloc, after which `memory` is
+// still consistent (a buffer that failed to grow is empty). A call reserves for every plan it will execute before
+// it writes any output.
 void ReserveWorkingMemory(const Problem& problem, const Plan& plan, const PlannerNeeds& needs, WorkingMemory& memory);
 
+// Runs `plan` for `problem` with the built-in kernel `fn` on `threading` (the plan's thread count); transform passes
+// use `transpose`, the block transposer of fn's ISA. `memory` must have been reserved for this (problem, plan):
+// Execute allocates nothing and cannot fail, so the output is either untouched (an earlier step failed) or complete.
 void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeBlockFn transpose,
-             const PlannerNeeds& needs, const Threading& threading, WorkingMemory& memory);
+             const Threading& threading, WorkingMemory& memory) noexcept;
 
 }  // namespace internal
 }  // namespace roialign

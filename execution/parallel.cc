@@ -24,7 +24,7 @@ int DefaultThreads() {
 // magnitude (RoI sizes), so claiming them one by one balances the load as OpenMP's dynamic schedule does,
 // and the slot index gives each concurrently running task its own working memory.
 struct PoolLoop {
-  const std::function<void(int64_t, int)>* body;
+  FunctionRef<void(int64_t, int)> body;
   int64_t num_tasks;
   std::atomic<int64_t> next{0};
 };
@@ -33,7 +33,7 @@ void RunSlot(void* context, int64_t slot) {
   PoolLoop& loop = *static_cast<PoolLoop*>(context);
   for (int64_t t = loop.next.fetch_add(1, std::memory_order_relaxed); t < loop.num_tasks;
        t = loop.next.fetch_add(1, std::memory_order_relaxed)) {
-    (*loop.body)(t, static_cast<int>(slot));
+    loop.body(t, static_cast<int>(slot));
   }
 }
 
@@ -62,13 +62,10 @@ int ResolveThreadCount(const Threading& threading, int64_t max_useful) {
   return static_cast<int>(std::max<int64_t>(threads, 1));
 }
 
-void ParallelFor(int64_t num_tasks, int threads, const Threading& threading,
-                 const std::function<void(int64_t, int)>& body) {
+void ParallelFor(int64_t num_tasks, int threads, const Threading& threading, FunctionRef<void(int64_t, int)> body) {
   if (num_tasks <= 0) return;
   if (threading.pool != nullptr) {
-    PoolLoop loop;
-    loop.body = &body;
-    loop.num_tasks = num_tasks;
+    PoolLoop loop{body, num_tasks};
     const int64_t slots = std::min<int64_t>(std::max(threads, 1), num_tasks);
     threading.pool->parallel_for(threading.pool->pool_context, slots, &RunSlot, &loop);
     return;

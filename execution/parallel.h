@@ -3,8 +3,7 @@
 #define ROIALIGN_EXECUTION_PARALLEL_H_
 
 #include <cstdint>
-#include <functional>
-
+#include "execution/function_ref.h"
 #include "roialign/roialign.hpp"
 
 namespace roialign {
@@ -27,9 +26,9 @@ int ResolveThreadCount(const Threading& threading, int64_t max_useful);
 // Runs body(task, slot) for every task in [0, num_tasks) on `threads` threads; slot < threads names the working
 // memory the task may use, and no two tasks run at once with the same slot. Tasks must write disjoint memory;
 // which thread or slot runs a task never changes a result. With a pool, every call goes through its
-// parallel_for and no thread of roialign's own starts.
-void ParallelFor(int64_t num_tasks, int threads, const Threading& threading,
-                 const std::function<void(int64_t, int)>& body);
+// parallel_for and no thread of roialign's own starts. Allocates nothing (but libgomp may, see
+// docs/errors-and-limits.md).
+void ParallelFor(int64_t num_tasks, int threads, const Threading& threading, FunctionRef<void(int64_t, int)> body);
 
 }  // namespace internal
 }  // namespace roialign

@@ -3,6 +3,7 @@
 #include <new>
 #include <utility>
 
+#include "core/messages.h"
 #include "execution/execute.h"
 #include "execution/kernel_access.h"
 #include "execution/parallel.h"
@@ -56,9 +57,11 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
   try {
     const Plan plan = MakePlan(problem, selected->needs, threading);
     internal::BorrowedMemory memory(selected->memory);
-    Execute(problem, plan, selected->fn, selected->transpose, selected->needs, threading, memory.get());
+    ReserveWorkingMemory(problem, plan, selected->needs, memory.get());
+    // Everything is allocated: from here on the output is written, and nothing can fail.
+    Execute(problem, plan, selected->fn, selected->transpose, threading, memory.get());
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory allocating working memory for " + selected->name);
+    return OutOfMemory("working memory for " + selected->name);
   }
   return Status::Ok();
 }
@@ -66,13 +69,15 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
 }  // namespace internal
 
 Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
-  return internal::RunOn(*this, inputs, output, {num_threads, nullptr});
+  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {num_threads, nullptr}); });
 }
 
 Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
-  Status s = internal::ValidateThreadPool(&pool);
-  if (!s.ok()) return s;
-  return internal::RunOn(*this, inputs, output, {0, &pool});
+  return internal::StatusOrOutOfMemory([&] {
+    Status s = internal::ValidateThreadPool(&pool);
+    if (!s.ok()) return s;
+    return internal::RunOn(*this, inputs, output, {0, &pool});
+  });
 }
 
 }  // namespace roialign

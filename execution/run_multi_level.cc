@@ -143,10 +143,10 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     }
     for (size_t l = 0; l < L; ++l) {
       if (counts[l] == 0) continue;
-      Execute(problems[l], plans[l], selected->fn, selected->transpose, selected->needs, threading, memory.get());
+      Execute(problems[l], plans[l], selected->fn, selected->transpose, threading, memory.get());
     }
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory allocating working memory for " + selected->name);
+    return OutOfMemory("working memory for " + selected->name);
   }
   return Status::Ok();
 }
@@ -154,13 +154,16 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
 }  // namespace internal
 
 Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads) const {
-  return internal::RunMultiLevelOn(*this, inputs, output, {num_threads, nullptr});
+  return internal::StatusOrOutOfMemory(
+      [&] { return internal::RunMultiLevelOn(*this, inputs, output, {num_threads, nullptr}); });
 }
 
 Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
-  Status s = internal::ValidateThreadPool(&pool);
-  if (!s.ok()) return s;
-  return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool});
+  return internal::StatusOrOutOfMemory([&] {
+    Status s = internal::ValidateThreadPool(&pool);
+    if (!s.ok()) return s;
+    return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool});
+  });
 }
 
 }  // namespace roialign

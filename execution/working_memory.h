@@ -22,14 +22,18 @@ namespace internal {
 template <typename T>
 class GrowingBuffer {
  public:
-  T* Reserve(size_t n) {
-    if (n > size_) {
-      data_.reset();
-      data_ = AllocateVectorAligned<T>(n);
-      size_ = n;
-    }
-    return data_.get();
+  // Room for n elements; throws std::bad_alloc. The old block is freed first (so that peak memory is the new
+  // block alone), and a failure leaves the buffer empty with size 0, never a size without a block.
+  void Reserve(size_t n) {
+    if (n <= size_) return;
+    data_.reset();
+    size_ = 0;
+    data_ = AllocateVectorAligned<T>(n);
+    size_ = n;
   }
+  // The block of the last successful Reserve(n): at least n elements.
+  T* data() const { return data_.get(); }
+  size_t size() const { return size_; }
 
  private:
   hwy::AlignedFreeUniquePtr<T[]> data_;

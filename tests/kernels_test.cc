@@ -95,7 +95,8 @@ std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Par
   plan.partial_in_output = forced.partial_in_output;
   internal::WorkingMemory memory;
   const size_t dtype = static_cast<size_t>(params.dtype);
-  internal::Execute(problem, plan, impl.builtin[dtype], impl.transpose[dtype], impl.needs, threading, memory);
+  internal::ReserveWorkingMemory(problem, plan, impl.needs, memory);
+  internal::Execute(problem, plan, impl.builtin[dtype], impl.transpose[dtype], threading, memory);
   return WidenFrom(params.dtype, out.get(), out_size);
 }
 
