@@ -41,6 +41,7 @@ void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeB
   const int64_t block_size = plan.channels_per_task, num_blocks = plan.channel_blocks;
   for (const PlannedPass& planned : plan.passes) {
     Pass pass;
+    pass.geometry = &plan.geometry;
     pass.band_rows = planned.band_rows;
     pass.band = planned.band;
     pass.num_bands = plan.num_bands;

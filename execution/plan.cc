@@ -61,8 +61,52 @@ void PlanTasks(const Problem& p, const PlannerNeeds& needs, const Threading& thr
   plan->partial_in_output = p.params.dtype == DType::kF32;
 }
 
+// Each computed RoI's taps, and for AVG its bin rows' and bin columns' merged taps.
+void BuildGeometry(const Problem& p, CallGeometry* g) {
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, n = RunCount(p);
+  // Channels-last maps are read in place, so their AVG taps merge once here with the map's strides; planar
+  // kernels merge theirs in tile coordinates.
+  const bool avg = p.params.pool_mode == PoolMode::kAvg && p.params.layout == Layout::kNHWC;
+  g->rois.resize(static_cast<size_t>(p.num_rois));
+  int64_t ny = 0, nx = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t k = RunRoi(p, j);
+    const RoiRecord r = RoiAt(p.rois, p.batch_indices, k);
+    RoiSampling& s = g->rois[static_cast<size_t>(k)];
+    s.batch = r.batch;
+    s.gy = AxisOf(r.y1, r.y2, PH, p.params);
+    s.gx = AxisOf(r.x1, r.x2, PW, p.params);
+    s.y = ny;
+    s.x = nx;
+    s.runs = j * (PH + PW);
+    ny += PH * s.gy.grid;
+    nx += PW * s.gx.grid;
+  }
+  g->y.resize(static_cast<size_t>(ny));
+  g->x.resize(static_cast<size_t>(nx));
+  g->runs.resize(avg ? static_cast<size_t>(n * (PH + PW)) : 0);
+  g->merged.resize(avg ? static_cast<size_t>(2 * (ny + nx)) : 0);
+  int64_t m = 0;
+  auto merge = [&](const AxisTap* taps, int64_t count, int64_t stride, TapRun* run) {
+    *run = {m, MergeTaps(taps, count, stride, g->merged.data() + m)};
+    m += run->count;
+  };
+  for (int64_t j = 0; j < n; ++j) {
+    const RoiSampling& s = g->rois[static_cast<size_t>(RunRoi(p, j))];
+    AxisTap* const ty = g->y.data() + s.y;
+    AxisTap* const tx = g->x.data() + s.x;
+    FillAxisTaps(s.gy, PH, p.height, ty);
+    FillAxisTaps(s.gx, PW, p.width, tx);
+    if (!avg) continue;
+    TapRun* const runs = g->runs.data() + s.runs;
+    for (int64_t ph = 0; ph < PH; ++ph) merge(ty + ph * s.gy.grid, s.gy.grid, p.width * p.channels, runs + ph);
+    for (int64_t pw = 0; pw < PW; ++pw) merge(tx + pw * s.gx.grid, s.gx.grid, p.channels, runs + PH + pw);
+  }
+}
+
 Plan DirectPlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading) {
   Plan plan;
+  BuildGeometry(p, &plan.geometry);
   PlanTasks(p, needs, threading, false, &plan);
   PlannedPass pass;
   pass.rois = LocalityOrder(p);
@@ -73,21 +117,17 @@ Plan DirectPlan(const Problem& p, const PlannerNeeds& needs, const Threading& th
 Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading, int64_t band_rows,
               bool transform) {
   Plan plan;
+  BuildGeometry(p, &plan.geometry);
   PlanTasks(p, needs, threading, true, &plan);
-  const int64_t K = p.num_rois, PH = p.params.pooled_height, H = p.height;
+  const int64_t PH = p.params.pooled_height, H = p.height;
   plan.band_rows = band_rows;
   plan.num_bands = (H + band_rows - 1) / band_rows;
   // Each RoI's first and last band, and whether its rows can be split by band at all (row_bands.h).
-  std::vector<int64_t> first(static_cast<size_t>(K)), last(static_cast<size_t>(K));
-  std::vector<char> split(static_cast<size_t>(K));
-  std::vector<AxisTap> taps(static_cast<size_t>(PH * p.max_grid_h));
+  std::vector<RoiSampling>& rois = plan.geometry.rois;
   for (int64_t j = 0; j < RunCount(p); ++j) {
-    const int64_t k = RunRoi(p, j);
-    const RoiRecord r = RoiAt(p.rois, p.batch_indices, k);
-    const AxisGeometry gy = AxisOf(r.y1, r.y2, PH, p.params);
-    FillAxisTaps(gy, PH, H, taps.data());
-    const size_t i = static_cast<size_t>(k);
-    split[i] = RoiBands(gy, PH, taps.data(), band_rows, plan.num_bands, &first[i], &last[i]);
+    RoiSampling& s = rois[static_cast<size_t>(RunRoi(p, j))];
+    s.split = RoiBands(s.gy, PH, plan.geometry.y.data() + s.y, band_rows, plan.num_bands, &s.first_band,
+                       &s.last_band);
   }
   const std::vector<int64_t> order = LocalityOrder(p);
   // Channels-last kernels read the bands in place, all images at once (RoIs that cannot be split run whole in
@@ -100,9 +140,9 @@ Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& thre
       pass.band = band;
       pass.band_rows = band_rows;
       for (int64_t k : order) {
-        const size_t i = static_cast<size_t>(k);
-        if (first[i] > band || band > last[i]) continue;
-        if (transform && (!split[i] || RoiAt(p.rois, p.batch_indices, k).batch != image)) continue;
+        const RoiSampling& s = rois[static_cast<size_t>(k)];
+        if (s.first_band > band || band > s.last_band) continue;
+        if (transform && (!s.split || s.batch != image)) continue;
         pass.rois.push_back(k);
       }
       if (pass.rois.empty()) continue;
@@ -119,7 +159,7 @@ Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& thre
   if (transform) {
     PlannedPass tiles;
     for (int64_t k : order) {
-      if (!split[static_cast<size_t>(k)]) tiles.rois.push_back(k);
+      if (!rois[static_cast<size_t>(k)].split) tiles.rois.push_back(k);
     }
     if (!tiles.rois.empty()) plan.passes.push_back(std::move(tiles));
   }

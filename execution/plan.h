@@ -25,6 +25,7 @@ struct PlannedPass {
 };
 
 struct Plan {
+  CallGeometry geometry;  // every RoI's taps, computed once for the call
   int threads = 1;
   // Tasks are (channel block, RoI) pairs, block-major: consecutive tasks share a block and follow `rois`.
   int64_t channels_per_task = 0, channel_blocks = 1;

@@ -5,9 +5,11 @@
 #ifndef ROIALIGN_KERNELS_MERGED_TAPS_H_
 #define ROIALIGN_KERNELS_MERGED_TAPS_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/roi_geometry.h"
+#include "roialign/roialign.h"
 
 namespace roialign {
 namespace internal {
@@ -40,6 +42,56 @@ inline int64_t MergeTaps(const AxisTap* taps, int64_t n, int64_t stride, MergedT
     add(taps[i].hi, taps[i].w_hi);
   }
   return m;
+}
+
+// One tap as the bin microkernel reads it: an element offset from the data's base and its weight (a merged tap
+// with its stride applied is one). A MAX sample outside the map is four kOutsideTap entries, and counts as 0.
+using PixelTap = MergedTap;
+inline constexpr int64_t kOutsideTap = -1;
+
+// One bin, or a piece of one, for the microkernel. AVG reads the distinct pixels taps[r] + cols[j] (offsets add,
+// weights multiply), row-major as the reference sums them; MAX reads count / 4 samples of four taps each. A bin
+// may be pooled in pieces with the same result as in one: `first` starts from nothing, else from the f32 partial
+// state; `last` finishes into the output (a bin without samples is 0), else leaves the partial state.
+struct BinTaps {
+  const PixelTap* taps;
+  int64_t count;
+  const PixelTap* cols;  // AVG only
+  int64_t nx;
+  int64_t samples;  // of the whole bin: AVG divides by it
+  bool first, last;
+};
+
+// The largest offset a bin reads: one bounds check per bin covers the loads of a partial vector.
+inline int64_t MaxOffset(const BinTaps& b) {
+  int64_t row = 0, col = 0;
+  for (int64_t i = 0; i < b.count; ++i) row = std::max(row, b.taps[i].offset);
+  for (int64_t j = 0; j < b.nx; ++j) col = std::max(col, b.cols[j].offset);
+  return row + col;
+}
+
+// Room for one piece's MAX taps: a sample row (4 * grid_w) always fits.
+inline constexpr int64_t kBinTaps = 4 * ROIALIGN_MAX_SAMPLING_GRID;
+
+// MAX: the four taps (lo/hi rows by lo/hi columns) of each sample of sample rows ty[i0, i1) by columns tx[0, gw).
+inline int64_t SampleTapsOf(const AxisTap* ty, int64_t i0, int64_t i1, const AxisTap* tx, int64_t gw,
+                            int64_t row_stride, int64_t pixel_stride, PixelTap* out) {
+  int64_t n = 0;
+  for (int64_t iy = i0; iy < i1; ++iy) {
+    for (int64_t ix = 0; ix < gw; ++ix, n += 4) {
+      const AxisTap &y = ty[iy], &x = tx[ix];
+      if (!y.valid || !x.valid) {
+        std::fill(out + n, out + n + 4, PixelTap{kOutsideTap, 0.0f});
+        continue;
+      }
+      const int64_t lo = y.lo * row_stride, hi = y.hi * row_stride;
+      out[n] = {lo + x.lo * pixel_stride, y.w_lo * x.w_lo};
+      out[n + 1] = {lo + x.hi * pixel_stride, y.w_lo * x.w_hi};
+      out[n + 2] = {hi + x.lo * pixel_stride, y.w_hi * x.w_lo};
+      out[n + 3] = {hi + x.hi * pixel_stride, y.w_hi * x.w_hi};
+    }
+  }
+  return n;
 }
 
 }  // namespace internal

@@ -4,7 +4,10 @@
 #define ROIALIGN_KERNELS_PROBLEM_H_
 
 #include <cstdint>
+#include <vector>
 
+#include "kernels/merged_taps.h"
+#include "kernels/roi_geometry.h"
 #include "roialign/roialign.hpp"
 
 namespace roialign {
@@ -33,8 +36,35 @@ struct Problem {
 inline int64_t RunCount(const Problem& p) { return p.roi_subset ? p.subset_size : p.num_rois; }
 inline int64_t RunRoi(const Problem& p, int64_t i) { return p.roi_subset ? p.roi_subset[i] : i; }
 
+// A run of merged taps in CallGeometry::merged.
+struct TapRun {
+  int64_t begin = 0, count = 0;
+};
+
+// One RoI's sampling, computed once per call by the planner.
+struct RoiSampling {
+  int64_t batch = 0;
+  AxisGeometry gy, gx;
+  int64_t y = 0, x = 0;  // its PH * gy.grid y taps start at CallGeometry::y[y], its PW * gx.grid x taps at x[x]
+  int64_t runs = 0;      // AVG: the merged taps of its PH bin rows, then of its PW bin columns, at runs[runs]
+  // With bands: whether its sample rows split by band (kernels/row_bands.h), and the bands they meet; else it
+  // runs whole in band 0.
+  bool split = false;
+  int64_t first_band = 0, last_band = 0;
+};
+
+// Every computed RoI's taps, and for channels-last maps AVG's merged taps with the map's strides applied,
+// indexed by RoI index.
+struct CallGeometry {
+  std::vector<RoiSampling> rois;
+  std::vector<AxisTap> y, x;
+  std::vector<TapRun> runs;
+  std::vector<MergedTap> merged;
+};
+
 // What one pass over the RoIs processes. The default pass is the whole call: every sample row of every bin.
 struct Pass {
+  const CallGeometry* geometry = nullptr;
   // Row bands (kernels/row_bands.h): when band_rows > 0, only the sample rows in band `band` of num_bands bands
   // of band_rows map rows; bins carry partial state from band to band in `partial`.
   int64_t band_rows = 0, band = 0, num_bands = 1;

@@ -82,16 +82,6 @@ void StreamCopy(const T* src, int64_t count, T* dst) {
   std::memcpy(to + i, from + i, bytes - i);
 }
 
-// dst[0, count) = src[0, count) for the channels-last state (f32): vector loads and stores, not memcpy, whose
-// `rep movsb` hides its cost from instruction counts (bench/ab_instructions.py).
-void CopyFloats(const float* src, int64_t count, float* dst) {
-  const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + lanes <= count; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
-  for (; i < count; ++i) dst[i] = src[i];
-}
-
 // One RoI's state while its bins are processed in rectangles.
 template <typename T>
 struct RoiWork {
@@ -100,7 +90,25 @@ struct RoiWork {
   Scratch& s;
   int64_t k, batch, c_begin, c_end;
   AxisGeometry gy, gx;
+  const AxisTap *ty, *tx;  // the call's taps of the RoI (CallGeometry)
 };
+
+// Pools one bin of a tile or band (taps ty, tx in its indices; sample rows [iy0, iy1)) into channels-last f32 `out`
+// through the shared microkernel; AVG's taps are merged here, as the tile's indices are the RoI's own.
+template <typename T>
+void PoolTileBin(const RoiWork<T>& w, const ChannelsLast<T>& in, const AxisTap* ty, const AxisTap* tx, int64_t iy0,
+                 int64_t iy1, int64_t channels, float* out) {
+  const int64_t gh = w.gy.grid, gw = w.gx.grid;
+  MergedTap* const merged = w.s.merged.data();
+  SeparableBin bin = {merged, 0, nullptr, 0, ty, iy0, iy1, tx, gw, gh * gw, iy0 == 0, iy1 == gh};
+  if (w.p.params.pool_mode == PoolMode::kAvg) {
+    bin.ny = MergeTaps(ty + iy0, iy1 - iy0, in.row_stride, merged);
+    bin.cols = merged + bin.ny;
+    bin.nx = MergeTaps(tx, gw, in.pixel_stride, merged + bin.ny);
+  }
+  PoolSeparableBin(hn::ScalableTag<float>(), w.p.params.pool_mode, in, bin, channels, false,
+                   BinOutput<float>{out, out}, w.s.bin_taps.data());
+}
 
 // Pools bins [ph0, ph1) x [pw0, pw1) of the RoI for all its channels, channel_block channels at a time, taking
 // sample rows rows_per_chunk at a time (== grid_h unless a single bin's footprint exceeds the tile).
@@ -116,15 +124,15 @@ void ProcessRect(const RoiWork<T>& w, int64_t ph0, int64_t ph1, int64_t pw0, int
   T* const tile = reinterpret_cast<T*>(s.tile.get());
   float* const bins = s.bins.get();
 
-  const int64_t nx = DistinctTaps(s.x_taps.data() + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data());
-  RemapTaps(s.x_taps.data() + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data(), nx,
+  const int64_t nx = DistinctTaps(w.tx + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data());
+  RemapTaps(w.tx + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data(), nx,
             s.x_tile_taps.data() + pw0 * gw);
   for (int64_t c = w.c_begin; c < w.c_end; c += channel_block) {
     const int64_t n = std::min(channel_block, w.c_end - c);
     const int64_t stride = (n + lanes - 1) / lanes * lanes;
     for (int64_t iy0 = 0; iy0 == 0 || iy0 < gh; iy0 += rows_per_chunk) {
       const int64_t iy1 = std::min(gh, iy0 + rows_per_chunk);
-      const AxisTap* y_taps = s.y_taps.data() + ph0 * gh;
+      const AxisTap* y_taps = w.ty + ph0 * gh;
       const int64_t ny = DistinctTaps(y_taps, ph1 - ph0, gh, iy0, iy1, s.rows.data());
       RemapTaps(y_taps, ph1 - ph0, gh, iy0, iy1, s.rows.data(), ny, s.y_tile_taps.data() + ph0 * gh);
 
@@ -150,11 +158,8 @@ void ProcessRect(const RoiWork<T>& w, int64_t ph0, int64_t ph1, int64_t pw0, int
       const ChannelsLast<T> in = {tile, tile + ny * nx * stride, nx * stride, stride};
       for (int64_t ph = ph0; ph < ph1; ++ph) {
         for (int64_t pw = pw0; pw < pw1; ++pw) {
-          const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, iy0,
-                                      iy1, s.merged.data()};
-          float* out = bins + ((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride;
-          PoolBinAnyMode(d, p.params.pool_mode, in, samples, stride, iy0 == 0, iy1 == gh, false,
-                         BinOutput<float>{out, out});
+          PoolTileBin(w, in, s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, iy0, iy1, stride,
+                      bins + ((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride);
         }
       }
     }
@@ -177,17 +182,13 @@ void ProcessRect(const RoiWork<T>& w, int64_t ph0, int64_t ph1, int64_t pw0, int
 // first sample row. Needs ProcessShared's rebased y taps and per-row sample ranges.
 template <typename T>
 void PoolBins(const RoiWork<T>& w, const ChannelsLast<T>& in, int64_t b0, int64_t b1, float* bins) {
-  const hn::ScalableTag<float> d;
   const Problem& p = w.p;
   Scratch& s = w.s;
   const int64_t PW = p.params.pooled_width, gh = w.gy.grid, gw = w.gx.grid, n = w.c_end - w.c_begin;
   for (int64_t bin = b0; bin < b1; ++bin) {
     const int64_t ph = bin / PW, pw = bin % PW;
     const int64_t ib = s.band_samples[2 * ph], ie = s.band_samples[2 * ph + 1];
-    const BinSamples samples = {s.y_tile_taps.data() + ph * gh, s.x_taps.data() + pw * gw, gh, gw, ib, ie,
-                                s.merged.data()};
-    float* const out = bins + (bin - b0) * n;
-    PoolBinAnyMode(d, p.params.pool_mode, in, samples, n, ib == 0, ie == gh, false, BinOutput<float>{out, out});
+    PoolTileBin(w, in, s.y_tile_taps.data() + ph * gh, w.tx + pw * gw, ib, ie, n, bins + (bin - b0) * n);
   }
 }
 
@@ -209,7 +210,7 @@ void ProcessSharedWhole(const RoiWork<T>& w, const ChannelsLast<T>& in, int64_t 
     return;
   }
   float* const bins = s.bins.get();
-  CopyFloats(held, (resumes ? ph0 + 1 : ph0) * PW * n, bins);
+  std::memcpy(bins, held, static_cast<size_t>((resumes ? ph0 + 1 : ph0) * PW * n) * sizeof(float));
   PoolBins(w, in, ph0 * PW, PH * PW, bins + ph0 * PW * n);
   T* const out = static_cast<T*>(p.output) + roi_offset;
   if (!w.pass.stream_output || ph0 > 0) {  // ph0 > 0: earlier bands held state in the output, now in cache
@@ -248,7 +249,7 @@ void ProcessShared(const RoiWork<T>& w) {
   // Sample rows [ib, ie) of each bin row in the band (y taps rebased), and the bin rows [ph0, ph1) that have any.
   int64_t ph0 = PH, ph1 = 0, resume_ph = -1;
   for (int64_t ph = 0; ph < PH; ++ph) {
-    const AxisTap* ty = s.y_taps.data() + ph * gh;
+    const AxisTap* ty = w.ty + ph * gh;
     int64_t ib = 0, ie = 0;
     if (!SampleRowsInBand(w.gy, ty, ph, pass.band_rows, pass.band, pass.num_bands, &ib, &ie)) continue;
     s.band_samples[2 * ph] = ib;
@@ -314,19 +315,11 @@ void RoiAlignNchw(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, C = c_end - c_begin;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
-    const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
-    const RoiWork<T> w = {p,
-                          pass,
-                          scratch,
-                          k,
-                          roi.batch,
-                          c_begin,
-                          c_end,
-                          AxisOf(roi.y1, roi.y2, PH, p.params),
-                          AxisOf(roi.x1, roi.x2, PW, p.params)};
+    const CallGeometry& g = *pass.geometry;
+    const RoiSampling& roi = g.rois[static_cast<size_t>(k)];
+    const RoiWork<T> w = {p,     pass,   scratch, k, roi.batch, c_begin, c_end, roi.gy, roi.gx, g.y.data() + roi.y,
+                          g.x.data() + roi.x};
     const int64_t gh = w.gy.grid, gw = w.gx.grid;
-    FillAxisTaps(w.gy, PH, p.height, scratch.y_taps.data());
-    FillAxisTaps(w.gx, PW, p.width, scratch.x_taps.data());
     if (pass.channels_last_rows != nullptr) {
       ProcessShared(w);
       continue;
@@ -335,15 +328,15 @@ void RoiAlignNchw(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
     // else one bin a few sample rows at a time (huge sparse grids only).
     int64_t* rows = scratch.rows.data();
     int64_t* cols = scratch.cols.data();
-    const int64_t nx_all = DistinctTaps(scratch.x_taps.data(), 1, 0, 0, PW * gw, cols);
-    const int64_t ny_all = DistinctTaps(scratch.y_taps.data(), 1, 0, 0, PH * gh, rows);
+    const int64_t nx_all = DistinctTaps(w.tx, 1, 0, 0, PW * gw, cols);
+    const int64_t ny_all = DistinctTaps(w.ty, 1, 0, 0, PH * gh, rows);
     const int64_t whole = ChannelBlock(ny_all * nx_all, PH * PW, lanes, C);
     if (whole > 0) {
       ProcessRect(w, 0, PH, 0, PW, std::max<int64_t>(gh, 1), whole);
       continue;
     }
     for (int64_t ph = 0; ph < PH; ++ph) {
-      const int64_t ny_row = DistinctTaps(scratch.y_taps.data() + ph * gh, 1, 0, 0, gh, rows);
+      const int64_t ny_row = DistinctTaps(w.ty + ph * gh, 1, 0, 0, gh, rows);
       const int64_t row = ChannelBlock(ny_row * nx_all, PW, lanes, C);
       if (row > 0) {
         ProcessRect(w, ph, ph + 1, 0, PW, std::max<int64_t>(gh, 1), row);
@@ -351,7 +344,7 @@ void RoiAlignNchw(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
       }
       for (int64_t pw = 0; pw < PW; ++pw) {
         const int64_t ny_bin = ny_row;  // a bin's rows are its row's rows
-        const int64_t nx_bin = DistinctTaps(scratch.x_taps.data() + pw * gw, 1, 0, 0, gw, cols);
+        const int64_t nx_bin = DistinctTaps(w.tx + pw * gw, 1, 0, 0, gw, cols);
         const int64_t bin = ChannelBlock(ny_bin * nx_bin, 1, lanes, C);
         if (bin > 0) {
           ProcessRect(w, ph, ph + 1, pw, pw + 1, std::max<int64_t>(gh, 1), bin);

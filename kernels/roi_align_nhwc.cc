@@ -25,46 +25,55 @@ namespace HWY_NAMESPACE {
 // workload of bench/workloads.cc).
 constexpr int64_t kBinFootprintBytes = 256 * 1024;
 
-// Per RoI: one x and one y tap table (separable geometry), then every bin straight from the input.
+// Per RoI, from the call's geometry: every bin straight from the input, its taps' offsets the map's own.
 template <typename T>
 void RoiAlignNhwc(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t roi_end, int64_t c_begin,
                   int64_t c_end, Scratch& scratch) {
   const hn::ScalableTag<float> d;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
   const int64_t C = p.channels, H = p.height, W = p.width;
+  const CallGeometry& g = *pass.geometry;
   const T* const input = static_cast<const T*>(p.input);
   T* const output = static_cast<T*>(p.output);
   const T* const input_end = input + p.batch * H * W * C;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
-    const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
-    const AxisGeometry gy = AxisOf(roi.y1, roi.y2, PH, p.params);
-    const AxisGeometry gx = AxisOf(roi.x1, roi.x2, PW, p.params);
-    FillAxisTaps(gy, PH, H, scratch.y_taps.data());
-    FillAxisTaps(gx, PW, W, scratch.x_taps.data());
+    const RoiSampling& roi = g.rois[static_cast<size_t>(k)];
+    if (pass.band < roi.first_band || pass.band > roi.last_band) continue;  // unbanded: whole in band 0
+    const bool banded = pass.band_rows > 0 && roi.split;
+    const int64_t gh = roi.gy.grid, gw = roi.gx.grid;
     const ChannelsLast<T> in = {input + roi.batch * H * W * C + c_begin, input_end, W * C, C};
     // Sample rows per chunk: each sample reads 4 pixels of C elements. Sized from C, not from this task's channel
     // range, so that chunking (which changes AVG's rounding) never depends on how threads split the channels.
-    const int64_t row_bytes = std::max<int64_t>(1, gx.grid * 4 * C * static_cast<int64_t>(sizeof(T)));
+    const int64_t row_bytes = std::max<int64_t>(1, gw * 4 * C * static_cast<int64_t>(sizeof(T)));
     const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / row_bytes);
-    int64_t first_band = 0, last_band = 0;
-    const bool banded = pass.band_rows > 0 && RoiBands(gy, PH, scratch.y_taps.data(), pass.band_rows,
-                                                       pass.num_bands, &first_band, &last_band);
-    if (pass.band < first_band || pass.band > last_band) continue;  // not in this band (unbanded: whole in band 0)
+    const TapRun* runs = g.runs.data() + roi.runs;  // AVG only
     for (int64_t ph = 0; ph < PH; ++ph) {
       // Sample rows [ib, ie) of this row of bins belong to this pass's band.
-      const AxisTap* ty = scratch.y_taps.data() + ph * gy.grid;
-      int64_t ib = 0, ie = gy.grid;
-      if (banded && !SampleRowsInBand(gy, ty, ph, pass.band_rows, pass.band, pass.num_bands, &ib, &ie)) continue;
+      const AxisTap* ty = g.y.data() + roi.y + ph * gh;
+      int64_t ib = 0, ie = gh;
+      if (banded && !SampleRowsInBand(roi.gy, ty, ph, pass.band_rows, pass.band, pass.num_bands, &ib, &ie)) continue;
       for (int64_t pw = 0; pw < PW; ++pw) {
         const int64_t offset = ((k * PH + ph) * PW + pw) * C + c_begin;
-        const BinOutput<T> out = {pass.partial + offset, output + offset};
-        // Partial state between chunks and bands is in pass.partial (the bin loop's first/last protocol).
+        SeparableBin bin = {nullptr, 0, nullptr, 0, ty, 0, 0, g.x.data() + roi.x + pw * gw, gw, gh * gw, false, false};
+        if (p.params.pool_mode == PoolMode::kAvg) {
+          bin.cols = g.merged.data() + runs[PH + pw].begin;
+          bin.nx = runs[PH + pw].count;
+        }
+        // Partial state between chunks and bands is in pass.partial.
         for (int64_t iy0 = ib; iy0 == ib || iy0 < ie; iy0 += rows_per_chunk) {
-          const int64_t iy1 = std::min(ie, iy0 + rows_per_chunk);
-          const BinSamples s = {ty, scratch.x_taps.data() + pw * gx.grid, gy.grid, gx.grid, iy0, iy1,
-                                scratch.merged.data()};
-          PoolBinAnyMode(d, p.params.pool_mode, in, s, c_end - c_begin, iy0 == 0, iy1 == gy.grid,
-                         pass.stream_output, out);
+          bin.iy0 = iy0;
+          bin.iy1 = std::min(ie, iy0 + rows_per_chunk);
+          bin.first = iy0 == 0;
+          bin.last = bin.iy1 == gh;
+          if (p.params.pool_mode == PoolMode::kAvg && bin.first && bin.last) {  // the whole bin: merged once
+            bin.rows = g.merged.data() + runs[ph].begin;
+            bin.ny = runs[ph].count;
+          } else if (p.params.pool_mode == PoolMode::kAvg) {
+            bin.rows = scratch.merged.data();
+            bin.ny = MergeTaps(ty + bin.iy0, bin.iy1 - bin.iy0, W * C, scratch.merged.data());
+          }
+          PoolSeparableBin(d, p.params.pool_mode, in, bin, c_end - c_begin, pass.stream_output,
+                           BinOutput<T>{pass.partial + offset, output + offset}, scratch.bin_taps.data());
         }
       }
     }

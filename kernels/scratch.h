@@ -21,11 +21,11 @@ inline constexpr size_t kTilePixels = 4096;
 inline constexpr size_t kTileFloats = kTilePixels * 64;
 
 struct Scratch {
-  std::vector<AxisTap> y_taps, x_taps;            // per sample of the RoI: PH*grid_h and PW*grid_w
-  std::vector<AxisTap> y_tile_taps, x_tile_taps;  // the same, indices remapped into the tile
+  std::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile or band
   std::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
   std::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
   std::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
+  std::vector<PixelTap> bin_taps;                 // kBinTaps: a piece of one bin's taps for the microkernel
   // kTileFloats floats' bytes: channels-last footprint in the map's element type (not zeroed: kernels write first)
   hwy::AlignedFreeUniquePtr<unsigned char[]> tile;
   hwy::AlignedFreeUniquePtr<float[]> bins;  // kTileFloats: channels-last results before transposing
@@ -34,8 +34,7 @@ struct Scratch {
   void Prepare(const Problem& problem, bool needs_tile) {
     const size_t ny = static_cast<size_t>(problem.params.pooled_height * problem.max_grid_h);
     const size_t nx = static_cast<size_t>(problem.params.pooled_width * problem.max_grid_w);
-    y_taps.resize(ny);
-    x_taps.resize(nx);
+    bin_taps.resize(static_cast<size_t>(kBinTaps));
     merged.resize(static_cast<size_t>(2 * (problem.max_grid_h + problem.max_grid_w)));
     if (!needs_tile) return;
     y_tile_taps.resize(ny);
