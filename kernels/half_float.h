@@ -2,7 +2,7 @@
 // patterns. Narrowing rounds to nearest, ties to even, and keeps NaN a (quiet) NaN: the contract of
 // docs/semantics.md. Highway 1.0.3's hwy::BF16FromF32 truncates, and its emulated f16 conversions (targets
 // without F16C) truncate and turn Inf into a finite value, so neither is used. The reference, the tests and the
-// benchmarks convert with these; the SIMD kernels' vector conversions (kernels/half_convert-inl.h) must agree.
+// benchmarks convert with these; the SIMD kernels' vector conversions (kernels/convert-inl.h) must agree.
 #ifndef ROIALIGN_KERNELS_HALF_FLOAT_H_
 #define ROIALIGN_KERNELS_HALF_FLOAT_H_
 

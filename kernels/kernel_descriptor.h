@@ -7,6 +7,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <hwy/base.h>
 
 #include "core/enums.h"
 #include "kernels/problem.h"
@@ -27,6 +31,26 @@ struct PlannerNeeds {
   int64_t channel_block = 0;
 };
 
+// The element type of each DType, from which every per-dtype table is generated in the enum's order.
+template <DType D>
+struct ElementOf;
+template <>
+struct ElementOf<DType::kF32> { using type = float; };
+template <>
+struct ElementOf<DType::kF16> { using type = hwy::float16_t; };
+template <>
+struct ElementOf<DType::kBF16> { using type = hwy::bfloat16_t; };
+
+// {make((T*)nullptr) for the element type T of every DType}, indexed by DType.
+template <typename Fn, class Make, size_t... I>
+std::array<Fn, sizeof...(I)> PerDTypeTable(Make make, std::index_sequence<I...>) {
+  return {make(static_cast<typename ElementOf<static_cast<DType>(I)>::type*>(nullptr))...};
+}
+template <typename Fn, class Make>
+std::array<Fn, EnumTraits<DType>::kNames.size()> PerDTypeTable(Make make) {
+  return PerDTypeTable<Fn>(make, std::make_index_sequence<EnumTraits<DType>::kNames.size()>());
+}
+
 // One kernel per dtype (indexed by DType; null where the dtype is not served) for one Highway target.
 using PerDType = std::array<RoiAlignFn, EnumTraits<DType>::kNames.size()>;
 struct TargetKernel {
@@ -44,6 +68,22 @@ struct KernelDescriptor {
   const TargetKernel* targets;
   size_t num_targets;
 };
+
+// The entries of every target a foreach_target file compiled, best first, from Highway's own list of targets:
+// `makers` is {HWY_CHOOSE_TARGET_LIST(FN), HWY_CHOOSE_FALLBACK(FN)}, null where a target was not compiled.
+template <typename Entry, size_t N>
+std::vector<Entry> CompiledTargets(Entry (*const (&makers)[N])()) {
+  std::vector<Entry> entries;
+  for (Entry (*make)() : makers) {
+    if (make == nullptr) continue;
+    const Entry e = make();
+    bool seen = false;  // the fallback may be a listed target (the static one)
+    for (const Entry& other : entries) seen |= other.hwy_target == e.hwy_target;
+    if (!seen) entries.push_back(e);
+  }
+  return entries;
+}
+#define ROIALIGN_COMPILED_TARGETS(FN) {HWY_CHOOSE_TARGET_LIST(FN), HWY_CHOOSE_FALLBACK(FN)}
 
 // The kernel files' descriptors (each defined beside its per-target table).
 const KernelDescriptor& RoiAlignNhwcDescriptor();

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "kernels/convert-inl.h"
+#include "kernels/kernel_descriptor.h"
 #include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
 
@@ -23,15 +24,20 @@ namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// A kernel file's PerDType entries for this target, from its kernel template FN. The portable fallback (EMU128,
-// SCALAR) serves f32 only, a strategy decision (docs/semantics.md#dtypes): it is the correctness fallback for CPUs
-// without a SIMD target, and the generic reference serves the 16-bit dtypes on every CPU.
-#undef ROIALIGN_PER_DTYPE
-#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
-#define ROIALIGN_PER_DTYPE(FN) {&FN<float>, nullptr, nullptr}
-#else
-#define ROIALIGN_PER_DTYPE(FN) {&FN<float>, &FN<hwy::float16_t>, &FN<hwy::bfloat16_t>}
-#endif
+// A kernel file's PerDType entries for this target; make(T*) returns the kernel for element type T. The portable
+// fallback (EMU128, SCALAR) serves f32 only, a strategy decision (docs/semantics.md#dtypes): it is the
+// correctness fallback for CPUs without a SIMD target, and the generic reference serves the 16-bit dtypes.
+template <class Make>
+PerDType KernelPerDType(Make make) {
+  return PerDTypeTable<RoiAlignFn>([&](auto* type) -> RoiAlignFn {
+    using T = std::remove_pointer_t<decltype(type)>;
+    if constexpr ((HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) && !std::is_same_v<T, float>) {
+      return nullptr;
+    } else {
+      return make(type);
+    }
+  });
+}
 
 // Channels-last data of element type T: element (row, col, c) is at base[row * row_stride + col * pixel_stride
 // + c], and no element at or past `end` may be read.
@@ -114,10 +120,11 @@ HWY_INLINE hn::Vec<D> LoadChannels(D d, const T* p, size_t n, const T* end) {
 template <PoolMode M, bool Safe, class D, class V, typename T>
 HWY_INLINE void MaxStep(D d, V& acc, const T* in, const PixelTap* t, int64_t c, size_t n, const T* end) {
   static_assert(M == PoolMode::kMax || M == PoolMode::kMaxOnnx, "the MAX modes only");
-  auto tap = [&](int i) { return hn::Mul(hn::Set(d, t[i].weight), LoadChannels<Safe>(d, in + t[i].offset + c, n, end)); };
+  auto load = [&](int i) { return LoadChannels<Safe>(d, in + t[i].offset + c, n, end); };
+  auto tap = [&](int i) { return hn::Mul(hn::Set(d, t[i].weight), load(i)); };
   if (M == PoolMode::kMax) {
     V v = tap(0);
-    for (int i = 1; i < 4; ++i) v = hn::MulAdd(hn::Set(d, t[i].weight), LoadChannels<Safe>(d, in + t[i].offset + c, n, end), v);
+    for (int i = 1; i < 4; ++i) v = hn::MulAdd(hn::Set(d, t[i].weight), load(i), v);
     acc = RaiseTo(acc, v);
   } else {
     acc = RaiseTo(acc, LargerNumber(LargerNumber(tap(0), tap(1)), LargerNumber(tap(2), tap(3))));
@@ -326,8 +333,10 @@ HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& 
   // magnitude lower and a bin finishes up to 16 vectors of it. A bin without samples has only zeros, and
   // finishes as 0 * 1.
   const bool divide = samples > 0 && (samples & (samples - 1)) != 0;
-  const auto scale = hn::Set(d, divide ? static_cast<float>(samples) : 1.0f / static_cast<float>(HWY_MAX(samples, 1)));
-  const bool streaming = stream && IsVectorAligned(d, reinterpret_cast<const float*>(o.out)) && IsVectorAligned(d, o.out);
+  const float count = static_cast<float>(HWY_MAX(samples, 1));
+  const auto scale = hn::Set(d, divide ? count : 1.0f / count);
+  // Paired BF16 streams two vectors of patterns at once: aligned for a vector of f32.
+  const bool streaming = stream && IsVectorAligned(d, reinterpret_cast<const float*>(o.out));
   auto run = [&](auto finish) {
     if (streaming) {
       AvgPasses<decltype(finish)::value, true>(d, in, end, b, channels, scale, o.partial, o.out);

@@ -359,7 +359,9 @@ void RoiAlignNchw(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
   if (pass.stream_output) hwy::FlushStream();  // order StreamCopy's stores before the caller's barrier
 }
 
-TargetKernel NchwTargetKernel() { return {HWY_TARGET, ROIALIGN_PER_DTYPE(RoiAlignNchw)}; }
+TargetKernel NchwTargetKernel() {
+  return {HWY_TARGET, KernelPerDType([](auto* t) { return &RoiAlignNchw<std::remove_pointer_t<decltype(t)>>; })};
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace internal
@@ -367,21 +369,20 @@ TargetKernel NchwTargetKernel() { return {HWY_TARGET, ROIALIGN_PER_DTYPE(RoiAlig
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "kernels/per_target_table.h"
-
 namespace roialign {
 namespace internal {
 
 const KernelDescriptor& RoiAlignNchwDescriptor() {
-  static const TargetKernel kTargets[] = {ROIALIGN_PER_TARGET_ENTRIES(NchwTargetKernel)};
+  static TargetKernel (*const kMakers[])() = ROIALIGN_COMPILED_TARGETS(NchwTargetKernel);
+  static const std::vector<TargetKernel> kTargets = CompiledTargets(kMakers);
   PlannerNeeds needs;
   needs.tiles = true;
   needs.band_transform = true;
-  // 64 channels: one 8-vector AVG pass on AVX2; on the l3, adaptive and pooled14 workloads it beat 32, and 128
-  // lost on pooled14 (bench/ab.py).
+  // 64 channels: one 8-vector AVG pass on AVX2, and a block's planes stay in the last-level cache while every
+  // RoI reads them (the choice was measured with bench/ab.py; its commit has the numbers).
   needs.channel_block = 64;
-  static const KernelDescriptor kDescriptor = {"roi_align_nchw", Layout::kNCHW, 0, needs, kTargets,
-                                               sizeof(kTargets) / sizeof(kTargets[0])};
+  static const KernelDescriptor kDescriptor = {"roi_align_nchw", Layout::kNCHW, 0, needs, kTargets.data(),
+                                               kTargets.size()};
   return kDescriptor;
 }
 

@@ -21,8 +21,7 @@ namespace HWY_NAMESPACE {
 
 // Bytes of tap pixels one pass over a bin's samples may touch before the pass is split into sample-row chunks.
 // The bin loop makes one pass per 8 (AVG) or 4 (MAX) vectors of channels; when a large adaptive bin's footprint
-// exceeds L2, every pass would refetch it from L3. Chunks keep it in L2 across passes (this helped the adaptive
-// workload of bench/workloads.cc).
+// exceeds L2, every pass would refetch it from L3. Chunks keep it in L2 across passes.
 constexpr int64_t kBinFootprintBytes = 256 * 1024;
 
 // Per RoI, from the call's geometry: every bin straight from the input, its taps' offsets the map's own.
@@ -81,7 +80,9 @@ void RoiAlignNhwc(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
   if (pass.stream_output) hwy::FlushStream();  // order the non-temporal stores before the caller's barrier
 }
 
-TargetKernel NhwcTargetKernel() { return {HWY_TARGET, ROIALIGN_PER_DTYPE(RoiAlignNhwc)}; }
+TargetKernel NhwcTargetKernel() {
+  return {HWY_TARGET, KernelPerDType([](auto* t) { return &RoiAlignNhwc<std::remove_pointer_t<decltype(t)>>; })};
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace internal
@@ -89,19 +90,18 @@ TargetKernel NhwcTargetKernel() { return {HWY_TARGET, ROIALIGN_PER_DTYPE(RoiAlig
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "kernels/per_target_table.h"
-
 namespace roialign {
 namespace internal {
 
 const KernelDescriptor& RoiAlignNhwcDescriptor() {
-  static const TargetKernel kTargets[] = {ROIALIGN_PER_TARGET_ENTRIES(NhwcTargetKernel)};
+  static TargetKernel (*const kMakers[])() = ROIALIGN_COMPILED_TARGETS(NhwcTargetKernel);
+  static const std::vector<TargetKernel> kTargets = CompiledTargets(kMakers);
   PlannerNeeds needs;
   needs.row_bands = true;
   // NHWC ranks above NCHW on the same ISA: it vectorizes over channels directly, while NCHW first builds a
   // channels-last tile.
-  static const KernelDescriptor kDescriptor = {"roi_align_nhwc", Layout::kNHWC, 1, needs, kTargets,
-                                               sizeof(kTargets) / sizeof(kTargets[0])};
+  static const KernelDescriptor kDescriptor = {"roi_align_nhwc", Layout::kNHWC, 1, needs, kTargets.data(),
+                                               kTargets.size()};
   return kDescriptor;
 }
 

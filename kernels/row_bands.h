@@ -1,7 +1,7 @@
 // Row bands for channels-last kernels. A large map does not fit in the last-level cache, and RoIs sorted by
-// their rows still reach across most of it, so every tap pixel would come from DRAM. The strategy layer instead
-// execution plan instead runs all RoIs over one band of map rows at a time (a few MB, cache-resident); each
-// RoI's bins take the sample rows that fall in the band and keep a partial state between bands.
+// their rows still reach across most of it, so every tap pixel would come from DRAM. The execution plan instead
+// runs all RoIs over one band of map rows at a time (a few MB, cache-resident); each RoI's bins take the sample
+// rows that fall in the band and keep a partial state between bands.
 #ifndef ROIALIGN_KERNELS_ROW_BANDS_H_
 #define ROIALIGN_KERNELS_ROW_BANDS_H_
 
@@ -30,8 +30,8 @@ inline int64_t BandOfSampleRow(const AxisGeometry& gy, const AxisTap& t, int64_t
 
 // Whether a RoI's sample rows (taps[b * grid + i] for `pooled` bins) can be split by band, and its first and
 // last band. They can when the bands never decrease along the rows, so that each bin meets its rows band by band
-// in order (the first/last protocol); inverted boxes and empty grids run whole in band 0 instead. The plan and
-// the kernel both decide with this function, so they agree on which RoIs run in which bands.
+// in order (the first/last protocol); inverted boxes and empty grids run whole in band 0 instead. The planner
+// decides once per call and records the answer in the call's geometry (RoiSampling), which the kernels read.
 inline bool RoiBands(const AxisGeometry& gy, int64_t pooled, const AxisTap* taps, int64_t band_rows,
                      int64_t num_bands, int64_t* first, int64_t* last) {
   *first = *last = 0;

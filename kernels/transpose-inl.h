@@ -1,7 +1,7 @@
 // Per-target transpose of a strided matrix in register tiles: f32 in 8x8 tiles of 256-bit registers on x86 AVX2
 // and up, else 4x4 tiles of 128-bit ones, optionally narrowed to the output's element type as it is stored, and
-// 16-bit elements in 8x8 tiles of 128-bit registers. Shared by the layout transform and the planar kernel, which turns its channels-last f32 bins
-// planar. Included once per Highway target (toggle guard).
+// 16-bit elements in 8x8 tiles of 128-bit registers. Shared by the layout transform and the planar kernel, which
+// turns its channels-last f32 bins planar. Included once per Highway target (toggle guard).
 #if defined(ROIALIGN_KERNELS_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
 #undef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
@@ -111,7 +111,9 @@ HWY_INLINE void TransposeTile(const float* src, int64_t src_stride, int64_t dst_
 #if ROIALIGN_TRANSPOSE_F32_8X8
   for (; i + 8 <= i1; i += 8) {
     int64_t j = j0;
-    for (; j + 8 <= j1; j += 8) Transpose8x8(src + i * src_stride + j, src_stride, dst_stride, dst + j * dst_stride + i);
+    for (; j + 8 <= j1; j += 8) {
+      Transpose8x8(src + i * src_stride + j, src_stride, dst_stride, dst + j * dst_stride + i);
+    }
     if (j < j1) {
       TransposeFourRows(src, src_stride, dst_stride, i, j, j1, dst);
       TransposeFourRows(src, src_stride, dst_stride, i + 4, j, j1, dst);

@@ -9,6 +9,7 @@
 #include <hwy/highway.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/kernel_descriptor.h"
 #include "kernels/transpose-inl.h"
@@ -25,7 +26,9 @@ void TransposeBlock(const void* src, int64_t src_stride, int64_t dst_stride, int
 }
 
 TargetTranspose ThisTargetTranspose() {
-  return {HWY_TARGET, {&TransposeBlock<float>, &TransposeBlock<uint16_t>, &TransposeBlock<uint16_t>}};
+  return {HWY_TARGET, PerDTypeTable<TransposeBlockFn>([](auto* t) {
+            return &TransposeBlock<std::conditional_t<sizeof(*t) == 4, float, uint16_t>>;
+          })};
 }
 
 }  // namespace HWY_NAMESPACE
@@ -34,15 +37,14 @@ TargetTranspose ThisTargetTranspose() {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "kernels/per_target_table.h"
-
 namespace roialign {
 namespace internal {
 
 HWY_EXPORT(ThisTargetTranspose);
 
 TransposePerDType TransposeBlockFor(int64_t hwy_target) {
-  static const TargetTranspose kTargets[] = {ROIALIGN_PER_TARGET_ENTRIES(ThisTargetTranspose)};
+  static TargetTranspose (*const kMakers[])() = ROIALIGN_COMPILED_TARGETS(ThisTargetTranspose);
+  static const std::vector<TargetTranspose> kTargets = CompiledTargets(kMakers);
   for (const TargetTranspose& t : kTargets) {
     if (t.hwy_target == hwy_target) return t.fn;
   }
