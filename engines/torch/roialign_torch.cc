@@ -58,13 +58,15 @@ roialign_dtype DTypeOf(const at::Tensor& t, const char* what) {
     case at::kBFloat16: return ROIALIGN_DTYPE_BF16;
     default: break;
   }
-  TORCH_CHECK(false, "roialign: ", what, " has dtype ", t.scalar_type(), "; roialign pools float32, float16 and bfloat16");
+  TORCH_CHECK(false, "roialign: ", what, " has dtype ", t.scalar_type(),
+              "; roialign pools float32, float16 and bfloat16");
 }
 
 // torchvision's `aligned` picks the coordinate mode; an explicit coordinate_mode must agree with it.
 roialign_coordinate_mode CoordinateModeOf(bool aligned, const c10::optional<c10::string_view>& coordinate_mode) {
   if (!coordinate_mode.has_value()) return aligned ? ROIALIGN_COORD_HALF_PIXEL : ROIALIGN_COORD_LEGACY;
-  const auto mode = static_cast<roialign_coordinate_mode>(ParseName(*coordinate_mode, CoordinateNames(), "coordinate_mode"));
+  const auto mode =
+      static_cast<roialign_coordinate_mode>(ParseName(*coordinate_mode, CoordinateNames(), "coordinate_mode"));
   TORCH_CHECK(!(aligned && mode == ROIALIGN_COORD_LEGACY),
               "roialign: aligned=True contradicts coordinate_mode='LEGACY' (aligned=False is LEGACY)");
   return mode;
