@@ -153,6 +153,26 @@ class Pooler(torch.nn.Module):
         return self.single(x, rois), self.multi(feats, boxes, shapes)
 
 
+class PoolerData(torch.nn.Module):
+    """Pooler's inputs and eager results as attributes of a module that LibTorch can load."""
+
+    x: torch.Tensor
+    rois: torch.Tensor
+    feats: Dict[str, torch.Tensor]
+    boxes: List[torch.Tensor]
+    shapes: List[Tuple[int, int]]
+    expected: Tuple[torch.Tensor, torch.Tensor]
+
+    def __init__(self, inputs, expected):
+        super().__init__()
+        self.x, self.rois, feats, self.boxes, self.shapes = inputs
+        self.feats = dict(feats)
+        self.expected = tuple(expected)
+
+    def forward(self) -> int:
+        return 0
+
+
 def pooler_inputs(gen, k):
     return (torch.randn(2, 8, 40, 40, generator=gen), rois_on(gen, k, 150), fpn_features(gen),
             [boxes_on(gen, k, 200), boxes_on(gen, k + 3, 220)], [(256, 320), (256, 320)])
@@ -187,6 +207,17 @@ def test_script_save_and_load_in_a_fresh_process(gen, tmp_path):
         print("ok")
     """)
     run = subprocess.run([sys.executable, "-c", script, str(path), str(expected)], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+
+    # And from C++: engines/torch/load_scripted.cc, given the inputs and eager results as a data module.
+    loader = os.environ.get("ROIALIGN_TORCH_LOADER")
+    if not loader:
+        if os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
+            pytest.fail("ROIALIGN_TORCH_LOADER (roialign_torch_load_scripted) is not set")
+        return
+    data = torch.jit.script(PoolerData(inputs, eager))
+    data.save(str(tmp_path / "data.pt"))
+    run = subprocess.run([loader, str(path), str(tmp_path / "data.pt")], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
 
 
