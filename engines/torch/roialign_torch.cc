@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <sys/mman.h>
 #include <torch/library.h>
 
 #include <array>
@@ -172,8 +173,19 @@ at::Tensor DenseRois(const at::Tensor& rois) {
   return rois.to(at::kFloat).contiguous();
 }
 
+// A new result from torch's allocator. A large one is fresh memory (glibc maps it anew), and faulting it in 4 KiB
+// pages costs as much as pooling into it; transparent huge pages, where the system offers them on request, take
+// one fault per 2 MiB instead.
 at::Tensor EmptyResult(const at::Tensor& like, int64_t k, int64_t c, int64_t ph, int64_t pw, c10::string_view layout) {
-  return at::empty({k, c, ph, pw}, like.options().memory_format(FormatOf(layout)));
+  at::Tensor out = at::empty({k, c, ph, pw}, like.options().memory_format(FormatOf(layout)));
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  const size_t bytes = out.nbytes();
+  if (out.device().is_cpu() && bytes >= 4 * kHugePage) {
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(out.data_ptr()) + kHugePage - 1) & ~(kHugePage - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(out.data_ptr()) + bytes) & ~(kHugePage - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only
+  }
+  return out;
 }
 
 // ---- roi_align ----
