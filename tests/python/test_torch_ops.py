@@ -238,8 +238,18 @@ ONNX_RUNNER = textwrap.dedent("""
     nodes = [{"op": n.op_type, "attributes": {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}}
              for n in model.graph.node if n.op_type == "RoiAlign"]
     session = ort.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
-    (out,) = session.run(None, {"x": np.load(sys.argv[2]), "rois": np.load(sys.argv[3])})
+    feeds = {"x": np.load(sys.argv[2]), "rois": np.load(sys.argv[3])}
+    (out,) = session.run(None, feeds)
     np.save(sys.argv[4], out)
+    extension = os.environ.get("ROIALIGN_OPENVINO_EXTENSION")
+    if extension:  # OpenVINO with roialign's extension, which maps ONNX RoiAlign to roialign's op
+        import openvino as ov
+        core = ov.Core()
+        core.add_extension(extension)
+        model = core.read_model(sys.argv[1])
+        assert any(op.get_type_name() == "RoialignRoiAlign" for op in model.get_ops()), "not our op"
+        compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        np.save(sys.argv[5], compiled(feeds)[0])
     print(json.dumps(nodes, default=lambda v: v.decode() if isinstance(v, bytes) else str(v)))
 """)
 
@@ -258,7 +268,7 @@ def test_onnx_export_runs_in_onnxruntime(gen, tmp_path, aligned):
     torch.onnx.export(module, (x, rois), path, opset_version=16, input_names=["x", "rois"],
                       dynamic_axes={"rois": {0: "k"}})
     other = rois_on(gen, 17, 180)  # another RoI count than the export's
-    files = [str(tmp_path / n) for n in ("x.npy", "rois.npy", "out.npy")]
+    files = [str(tmp_path / n) for n in ("x.npy", "rois.npy", "ort.npy", "openvino.npy")]
     np.save(files[0], x.numpy())
     np.save(files[1], other.numpy())
     run = subprocess.run([sys.executable, "-c", ONNX_RUNNER, path] + files, capture_output=True, text=True)
@@ -268,7 +278,12 @@ def test_onnx_export_runs_in_onnxruntime(gen, tmp_path, aligned):
     attributes = nodes[0]["attributes"]
     assert attributes["coordinate_transformation_mode"] == ("half_pixel" if aligned else "output_half_pixel")
     assert attributes["mode"] == "avg" and attributes["output_height"] == 7 and attributes["sampling_ratio"] == 0
-    close(module(x, other), torch.from_numpy(np.load(files[2])))
+    ours = module(x, other)
+    close(ours, torch.from_numpy(np.load(files[2])))
+    if os.environ.get("ROIALIGN_OPENVINO_EXTENSION"):
+        close(ours, torch.from_numpy(np.load(files[3])))
+    elif os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
+        pytest.fail("ROIALIGN_OPENVINO_EXTENSION is not set: the export is not checked in OpenVINO")
 
 
 def detector(name):
