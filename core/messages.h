@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "roialign/roialign.hpp"
 
@@ -14,10 +15,13 @@ namespace internal {
 inline Status Invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
 
 // OUT_OF_MEMORY naming what ran out ("out of memory allocating working memory for roi_align_nhwc.avx2"), or the
-// bare "out of memory" (short enough to need no allocation) when even the message cannot be allocated.
-inline Status OutOfMemory(const std::string& what) noexcept {
+// bare "out of memory" (short enough to need no allocation) when even the message cannot be allocated. The
+// arguments are not copied before the try: building them could fail too.
+inline Status OutOfMemory(const char* what, const std::string& implementation = std::string()) noexcept {
   try {
-    return Status(StatusCode::kOutOfMemory, "out of memory allocating " + what);
+    std::string message = std::string("out of memory allocating ") + what;
+    if (!implementation.empty()) message += " for " + implementation;
+    return Status(StatusCode::kOutOfMemory, std::move(message));
   } catch (...) {
     return Status(StatusCode::kOutOfMemory, "out of memory");
   }

@@ -61,7 +61,7 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
     // Everything is allocated: from here on the output is written, and nothing can fail.
     Execute(problem, plan, selected->fn, selected->transpose, threading, memory.get());
   } catch (const std::bad_alloc&) {
-    return OutOfMemory("working memory for " + selected->name);
+    return OutOfMemory("working memory", selected->name);
   }
   return Status::Ok();
 }

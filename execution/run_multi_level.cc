@@ -146,7 +146,7 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
       Execute(problems[l], plans[l], selected->fn, selected->transpose, threading, memory.get());
     }
   } catch (const std::bad_alloc&) {
-    return OutOfMemory("working memory for " + selected->name);
+    return OutOfMemory("working memory", selected->name);
   }
   return Status::Ok();
 }

@@ -96,7 +96,7 @@ ROIALIGN_API roialign_status roialign_run_with_threadpool(
 
 /* Frees a kernel; NULL is allowed. */
 ROIALIGN_API void roialign_kernel_free(roialign_kernel* kernel);
-/* Message of this thread's last failed call ("" if none); valid until this thread's next call. */
+/* Message of this thread's last failed call ("" if none; at most 1023 bytes); valid until this thread's next call. */
 ROIALIGN_API const char* roialign_last_error(void);
 
 /* ---- Multi-level RoIAlign (feature pyramids, docs/multi-level.md) ----

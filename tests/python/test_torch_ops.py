@@ -1,0 +1,318 @@
+"""roialign's torch operators (engines/torch/) and modules (roialign.nn): results against torchvision, shapes on the
+Meta device, forward-only refusals, TorchScript (trace, script, save, load in a fresh process), torch.fx, ONNX export
+run in ONNX Runtime, and torchvision's own detectors with their poolers replaced.
+
+Needs the operator library: the package's own, or ROIALIGN_TORCH_LIBRARY (.ci/test.sh sets it to the build tree's).
+ROIALIGN_REQUIRE_TORCH_OPS=1 (CI) turns a missing library into a failure instead of a skip.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+from collections import OrderedDict
+from typing import Dict, List, Tuple
+
+import pytest
+
+torch = pytest.importorskip("torch")
+torchvision = pytest.importorskip("torchvision")
+
+try:
+    import roialign.nn as rnn
+except ImportError as e:  # pragma: no cover - depends on the build
+    if os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
+        raise
+    pytest.skip("roialign's torch operators are not available (%s)" % e, allow_module_level=True)
+
+# torchvision sums samples in another order: a few ulps per sample (docs/semantics.md).
+ABS_TOL, REL_TOL = 1e-4, 1e-3
+
+
+def close(a, b, atol=ABS_TOL, rtol=REL_TOL):
+    assert a.shape == b.shape, (a.shape, b.shape)
+    torch.testing.assert_close(a.float(), b.float(), atol=atol, rtol=rtol)
+
+
+def boxes_on(generator, k, extent):
+    b = torch.rand(k, 4, generator=generator) * extent
+    b[:, 2:] += b[:, :2] + 1
+    return b
+
+
+def rois_on(generator, k, extent, batch=2):
+    return torch.cat([torch.randint(0, batch, (k, 1), generator=generator).float(),
+                      boxes_on(generator, k, extent)], dim=1)
+
+
+@pytest.fixture
+def gen():
+    return torch.Generator().manual_seed(7)
+
+
+@pytest.mark.parametrize("aligned", [False, True])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_roi_align_matches_torchvision(gen, aligned, layout):
+    x = torch.randn(2, 16, 40, 48, generator=gen)
+    rois = rois_on(gen, 30, 180)
+    ours = torch.ops.roialign.roi_align(x, rois, 0.25, 7, 6, 2, aligned, layout=layout)
+    close(ours, torchvision.ops.roi_align(x, rois, (7, 6), 0.25, 2, aligned))
+    if layout == "NHWC":
+        assert ours.is_contiguous(memory_format=torch.channels_last)
+    # The module, with torchvision's list-of-boxes form.
+    boxes = [rois[rois[:, 0] == i, 1:] for i in range(2)]
+    module = rnn.RoIAlign((7, 6), 0.25, 2, aligned, layout=layout)
+    close(module(x, boxes), torchvision.ops.RoIAlign((7, 6), 0.25, 2, aligned)(x, boxes))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_maps(gen, dtype):
+    x = torch.randn(1, 24, 30, 30, generator=gen)
+    rois = rois_on(gen, 12, 100, batch=1)
+    ours = torch.ops.roialign.roi_align(x.to(dtype), rois, 0.25, 7, 7, 2, True)
+    assert ours.dtype == dtype
+    close(ours, torchvision.ops.roi_align(x.to(dtype).float(), rois, 7, 0.25, 2, True), atol=2e-2, rtol=2e-2)
+
+
+def test_refusals_are_errors_with_reasons(gen):
+    x = torch.randn(1, 4, 10, 10, generator=gen)
+    with pytest.raises(RuntimeError, match="unknown layout 'NCWH'"):
+        torch.ops.roialign.roi_align(x, torch.tensor([[0, 1.0, 1, 5, 5]]), 1.0, 2, 2, layout="NCWH")
+    with pytest.raises(RuntimeError, match="batch index 3 is outside"):
+        torch.ops.roialign.roi_align(x, torch.tensor([[3, 1.0, 1, 5, 5]]), 1.0, 2, 2)
+    with pytest.raises(RuntimeError, match=r"rois must be \[K, 5\]"):
+        torch.ops.roialign.roi_align(x, torch.ones(3, 4), 1.0, 2, 2)
+    with pytest.raises(RuntimeError, match="float32, float16 and bfloat16"):
+        torch.ops.roialign.roi_align(x.double(), torch.tensor([[0, 1.0, 1, 5, 5]]), 1.0, 2, 2)
+
+
+def fpn_features(gen, channels=8, batch=2):
+    return OrderedDict([("0", torch.randn(batch, channels, 64, 80, generator=gen)),
+                        ("1", torch.randn(batch, channels, 32, 40, generator=gen)),
+                        ("2", torch.randn(batch, channels, 16, 20, generator=gen)),
+                        ("3", torch.randn(batch, channels, 8, 10, generator=gen)),
+                        ("pool", torch.randn(batch, channels, 4, 5, generator=gen))])
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_multi_scale_matches_torchvision(gen, layout):
+    feats = fpn_features(gen)
+    boxes = [boxes_on(gen, 20, 200), boxes_on(gen, 15, 250), boxes_on(gen, 0, 10)][:2]
+    shapes = [(250, 320), (256, 300)]  # scales inferred: 64 / 256 rounds to 1/4
+    ours = rnn.MultiScaleRoIAlign(["0", "1", "2", "3"], 7, 2, layout=layout)(feats, boxes, shapes)
+    theirs = torchvision.ops.MultiScaleRoIAlign(["0", "1", "2", "3"], 7, 2)(feats, boxes, shapes)
+    close(ours, theirs)
+
+
+def test_meta_kernels_give_shapes_without_data(gen):
+    x = torch.empty(2, 16, 40, 48, device="meta")
+    out = torch.ops.roialign.roi_align(x, torch.empty(9, 5, device="meta"), 0.25, 7, 5, 2, True, layout="NHWC")
+    assert out.device.type == "meta" and tuple(out.shape) == (9, 16, 7, 5)
+    assert out.is_contiguous(memory_format=torch.channels_last)
+    feats = [torch.empty(2, 8, 32, 32, device="meta"), torch.empty(2, 8, 16, 16, device="meta")]
+    out = torch.ops.roialign.multi_scale_roi_align(feats, torch.empty(4, 5, device="meta"), [0.25, 0.125], 3, 3)
+    assert out.device.type == "meta" and tuple(out.shape) == (4, 8, 3, 3)
+
+
+def test_gradients_are_refused_not_dropped(gen):
+    x = torch.randn(1, 4, 10, 10, generator=gen, requires_grad=True)
+    rois = torch.tensor([[0, 1.0, 1, 8, 8]])
+    with pytest.raises(RuntimeError, match="roialign is forward-only"):
+        torch.ops.roialign.roi_align(x, rois, 1.0, 2, 2)
+    with pytest.raises(RuntimeError, match="roialign is forward-only"):
+        torch.ops.roialign.roi_align(x.detach(), rois.clone().requires_grad_(), 1.0, 2, 2)
+    with pytest.raises(RuntimeError, match="roialign is forward-only"):
+        torch.ops.roialign.multi_scale_roi_align([x], rois, [1.0], 2, 2)
+    with torch.no_grad():
+        assert torch.ops.roialign.roi_align(x, rois, 1.0, 2, 2).shape == (1, 4, 2, 2)
+    with torch.inference_mode():
+        assert torch.ops.roialign.roi_align(x, rois, 1.0, 2, 2).shape == (1, 4, 2, 2)
+
+
+def test_thread_count_does_not_change_bits(gen):
+    x = torch.randn(2, 32, 50, 50, generator=gen)
+    rois = rois_on(gen, 64, 190)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = torch.ops.roialign.roi_align(x, rois, 0.25, 7, 7, 0, True)
+        torch.set_num_threads(2)
+        two = torch.ops.roialign.roi_align(x, rois, 0.25, 7, 7, 0, True)
+    finally:
+        torch.set_num_threads(threads)
+    assert torch.equal(one, two)
+
+
+class Pooler(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.single = rnn.RoIAlign(5, 0.25, 2, True)
+        self.multi = rnn.MultiScaleRoIAlign(["0", "1", "2", "3"], 7, 2)
+
+    def forward(self, x, rois, feats: Dict[str, torch.Tensor], boxes: List[torch.Tensor],
+                shapes: List[Tuple[int, int]]):
+        return self.single(x, rois), self.multi(feats, boxes, shapes)
+
+
+class PoolerData(torch.nn.Module):
+    """Pooler's inputs and eager results as attributes of a module that LibTorch can load."""
+
+    x: torch.Tensor
+    rois: torch.Tensor
+    feats: Dict[str, torch.Tensor]
+    boxes: List[torch.Tensor]
+    shapes: List[Tuple[int, int]]
+    expected: Tuple[torch.Tensor, torch.Tensor]
+
+    def __init__(self, inputs, expected):
+        super().__init__()
+        self.x, self.rois, feats, self.boxes, self.shapes = inputs
+        self.feats = dict(feats)
+        self.expected = tuple(expected)
+
+    def forward(self) -> int:
+        return 0
+
+
+def pooler_inputs(gen, k):
+    return (torch.randn(2, 8, 40, 40, generator=gen), rois_on(gen, k, 150), fpn_features(gen),
+            [boxes_on(gen, k, 200), boxes_on(gen, k + 3, 220)], [(256, 320), (256, 320)])
+
+
+def test_trace_pools_the_given_rois_not_the_traced_ones(gen):
+    module = rnn.RoIAlign(5, 0.25, 2, True)
+    traced_on = (torch.randn(2, 8, 40, 40, generator=gen), rois_on(gen, 6, 150))
+    traced = torch.jit.trace(module, traced_on)
+    other = (torch.randn(2, 8, 40, 40, generator=gen), rois_on(gen, 11, 150))
+    assert torch.equal(traced(*other), module(*other))
+    assert "roialign::roi_align" in str(traced.graph)
+
+
+def test_script_save_and_load_in_a_fresh_process(gen, tmp_path):
+    scripted = torch.jit.script(Pooler())
+    inputs = pooler_inputs(gen, 9)
+    eager = Pooler()(*inputs)
+    for a, b in zip(scripted(*inputs), eager):
+        assert torch.equal(a, b)
+    path, expected = tmp_path / "pooler.pt", tmp_path / "inputs_and_expected.pt"
+    scripted.save(str(path))
+    torch.save((inputs, eager), str(expected))
+    script = textwrap.dedent("""
+        import sys, torch
+        import roialign._torch_ops as ops
+        ops.load()
+        module = torch.jit.load(sys.argv[1])
+        inputs, eager = torch.load(sys.argv[2])
+        for a, b in zip(module(*inputs), eager):
+            assert torch.equal(a, b), (a - b).abs().max()
+        print("ok")
+    """)
+    run = subprocess.run([sys.executable, "-c", script, str(path), str(expected)], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+
+    # And from C++: engines/torch/load_scripted.cc, given the inputs and eager results as a data module.
+    loader = os.environ.get("ROIALIGN_TORCH_LOADER")
+    if not loader:
+        if os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
+            pytest.fail("ROIALIGN_TORCH_LOADER (roialign_torch_load_scripted) is not set")
+        return
+    data = torch.jit.script(PoolerData(inputs, eager))
+    data.save(str(tmp_path / "data.pt"))
+    run = subprocess.run([loader, str(path), str(tmp_path / "data.pt")], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+
+
+def test_fx_sees_one_node():
+    graph = torch.fx.symbolic_trace(rnn.RoIAlign(7, 0.25, 2)).graph
+    calls = [n for n in graph.nodes if n.op == "call_function"]
+    assert len(calls) == 1 and "roialign.roi_align" in str(calls[0].target)
+
+
+# onnx and onnxruntime come from ROIALIGN_PEERS_PATH (.peers/), which must come first on the path: in this process
+# torch has already imported Debian's older typing_extensions, so they run in a process of their own.
+ONNX_RUNNER = textwrap.dedent("""
+    import json, os, sys
+    for p in reversed([p for p in os.environ.get("ROIALIGN_PEERS_PATH", "").split(os.pathsep) if p]):
+        sys.path.insert(0, p)
+    import numpy as np, onnx, onnxruntime as ort
+    model = onnx.load(sys.argv[1])
+    nodes = [{"op": n.op_type, "attributes": {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}}
+             for n in model.graph.node if n.op_type == "RoiAlign"]
+    session = ort.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
+    feeds = {"x": np.load(sys.argv[2]), "rois": np.load(sys.argv[3])}
+    (out,) = session.run(None, feeds)
+    np.save(sys.argv[4], out)
+    extension = os.environ.get("ROIALIGN_OPENVINO_EXTENSION")
+    if extension:  # OpenVINO with roialign's extension, which maps ONNX RoiAlign to roialign's op
+        import openvino as ov
+        core = ov.Core()
+        core.add_extension(extension)
+        model = core.read_model(sys.argv[1])
+        assert any(op.get_type_name() == "RoialignRoiAlign" for op in model.get_ops()), "not our op"
+        compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        np.save(sys.argv[5], compiled(feeds)[0])
+    print(json.dumps(nodes, default=lambda v: v.decode() if isinstance(v, bytes) else str(v)))
+""")
+
+
+@pytest.mark.parametrize("aligned", [False, True])
+def test_onnx_export_runs_in_onnxruntime(gen, tmp_path, aligned):
+    import json
+
+    import numpy as np
+
+    if not os.environ.get("ROIALIGN_PEERS_PATH"):
+        pytest.skip("ROIALIGN_PEERS_PATH (onnx, onnxruntime) is not set")
+    module = rnn.RoIAlign(7, 0.25, 0, aligned)
+    x, rois = torch.randn(2, 8, 40, 48, generator=gen), rois_on(gen, 10, 180)
+    path = str(tmp_path / "roi_align.onnx")
+    torch.onnx.export(module, (x, rois), path, opset_version=16, input_names=["x", "rois"],
+                      dynamic_axes={"rois": {0: "k"}})
+    other = rois_on(gen, 17, 180)  # another RoI count than the export's
+    files = [str(tmp_path / n) for n in ("x.npy", "rois.npy", "ort.npy", "openvino.npy")]
+    np.save(files[0], x.numpy())
+    np.save(files[1], other.numpy())
+    run = subprocess.run([sys.executable, "-c", ONNX_RUNNER, path] + files, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    nodes = json.loads(run.stdout.strip().splitlines()[-1])
+    assert len(nodes) == 1, nodes
+    attributes = nodes[0]["attributes"]
+    assert attributes["coordinate_transformation_mode"] == ("half_pixel" if aligned else "output_half_pixel")
+    assert attributes["mode"] == "avg" and attributes["output_height"] == 7 and attributes["sampling_ratio"] == 0
+    ours = module(x, other)
+    close(ours, torch.from_numpy(np.load(files[2])))
+    if os.environ.get("ROIALIGN_OPENVINO_EXTENSION"):
+        close(ours, torch.from_numpy(np.load(files[3])))
+    elif os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
+        pytest.fail("ROIALIGN_OPENVINO_EXTENSION is not set: the export is not checked in OpenVINO")
+
+
+def detector(name):
+    builders = {"fasterrcnn": torchvision.models.detection.fasterrcnn_resnet50_fpn,
+                "maskrcnn": torchvision.models.detection.maskrcnn_resnet50_fpn}
+    torch.manual_seed(0)
+    # Small images and few proposals keep each forward within a second or two; every pooler call still runs.
+    model = builders[name](weights=None, weights_backbone=None, min_size=192, max_size=256,
+                           rpn_pre_nms_top_n_test=300, rpn_post_nms_top_n_test=120, box_score_thresh=0.0,
+                           box_detections_per_img=30)
+    return model.eval()
+
+
+@pytest.mark.parametrize("name", ["fasterrcnn", "maskrcnn"])
+def test_detectors_with_replaced_poolers(gen, name):
+    images = [torch.rand(3, 180, 240, generator=gen), torch.rand(3, 200, 200, generator=gen)]
+    theirs = detector(name)
+    ours = rnn.replace_poolers(detector(name))
+    pools = [m for m in ours.modules() if isinstance(m, rnn.MultiScaleRoIAlign)]
+    assert len(pools) == (2 if name == "maskrcnn" else 1)
+    assert not any(isinstance(m, torchvision.ops.MultiScaleRoIAlign) for m in ours.modules())
+    with torch.no_grad():
+        expected, got = theirs(images), ours(images)
+        scripted = torch.jit.script(ours)
+        _, scripted_got = scripted(images)
+    for e, g, s in zip(expected, got, scripted_got):
+        assert e["boxes"].shape == g["boxes"].shape and e["boxes"].shape[0] > 0
+        torch.testing.assert_close(g["boxes"], e["boxes"], atol=1e-3, rtol=0)
+        torch.testing.assert_close(g["scores"], e["scores"], atol=1e-4, rtol=0)
+        assert torch.equal(g["labels"], e["labels"])
+        for key in g:
+            assert torch.equal(s[key], g[key]), key
