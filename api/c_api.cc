@@ -319,8 +319,8 @@ namespace {
 
 template <typename Enum>
 const char* NameIn(int32_t value) {
-  return value >= 0 && value < roialign::internal::EnumCount<Enum>() ? roialign::internal::EnumName(static_cast<Enum>(value))
-                                                                      : nullptr;
+  if (value < 0 || value >= roialign::internal::EnumCount<Enum>()) return nullptr;
+  return roialign::internal::EnumName(static_cast<Enum>(value));
 }
 
 template <typename Enum>

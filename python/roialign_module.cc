@@ -137,22 +137,8 @@ using RoisArray = nb::ndarray<const float, nb::ndim<2>, nb::device::cpu, nb::c_c
 using BatchIndexArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
 using OutputArray = nb::ndarray<nb::ndim<4>, nb::device::cpu, nb::c_contig>;
 
-void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArray& rois,
-         const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads) {
-  const roialign::Params& p = kernel.params();
-  const char* want = PythonDTypeName(p.dtype);
-  if (!Matches(input.dtype(), p.dtype)) {
-    throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " + want).c_str());
-  }
-  if (!Matches(output.dtype(), p.dtype)) {
-    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " + want).c_str());
-  }
-  const bool nhwc = p.layout == roialign::Layout::kNHWC;
-  const std::vector<int64_t> in_shape = ShapeOf(input);
-  const int64_t n = in_shape[0];
-  const int64_t c = nhwc ? in_shape[3] : in_shape[1];
-  const int64_t h = nhwc ? in_shape[1] : in_shape[2];
-  const int64_t w = nhwc ? in_shape[2] : in_shape[3];
+// The one check of the boxes' extents: [K, 5], or [K, 4] with one batch index per row. Returns K.
+int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices) {
   const int64_t k = static_cast<int64_t>(rois.shape(0));
   const int64_t columns = batch_indices ? 4 : 5;
   if (static_cast<int64_t>(rois.shape(1)) != columns) {
@@ -166,6 +152,17 @@ void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArra
                            std::to_string(k) + " rois")
                               .c_str());
   }
+  return k;
+}
+
+// The one check of out: the kernel's dtype, and the shape of k results of c channels in its layout.
+void CheckOut(const OutputArray& output, const roialign::Params& p, int64_t k, int64_t c) {
+  if (!Matches(output.dtype(), p.dtype)) {
+    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " +
+                          PythonDTypeName(p.dtype))
+                             .c_str());
+  }
+  const bool nhwc = p.layout == roialign::Layout::kNHWC;
   const std::vector<int64_t> out_shape =
       nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
            : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
@@ -174,6 +171,23 @@ void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArra
                            ShapeString(out_shape) + " (" + (nhwc ? "K, PH, PW, C" : "K, C, PH, PW") + ")")
                               .c_str());
   }
+}
+
+void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArray& rois,
+         const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads) {
+  const roialign::Params& p = kernel.params();
+  const char* want = PythonDTypeName(p.dtype);
+  if (!Matches(input.dtype(), p.dtype)) {
+    throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " + want).c_str());
+  }
+  const bool nhwc = p.layout == roialign::Layout::kNHWC;
+  const std::vector<int64_t> in_shape = ShapeOf(input);
+  const int64_t n = in_shape[0];
+  const int64_t c = nhwc ? in_shape[3] : in_shape[1];
+  const int64_t h = nhwc ? in_shape[1] : in_shape[2];
+  const int64_t w = nhwc ? in_shape[2] : in_shape[3];
+  const int64_t k = CheckRois(rois, batch_indices);
+  CheckOut(output, p, k, c);
   if (Overlap(output, input) || Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices))) {
     throw nb::value_error("out overlaps the input, the rois or the batch indices");
   }
@@ -246,28 +260,12 @@ void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<I
     }
     level_maps.push_back({maps[l].data(), nhwc ? shape[1] : shape[2], nhwc ? shape[2] : shape[3]});
   }
-  const int64_t k = static_cast<int64_t>(rois.shape(0));
-  if (static_cast<int64_t>(rois.shape(1)) != (batch_indices ? 4 : 5)) {
-    throw nb::value_error(("rois must be [K, " + std::to_string(batch_indices ? 4 : 5) + "]; got " +
-                           ShapeString(ShapeOf(rois))).c_str());
-  }
-  if (batch_indices && static_cast<int64_t>(batch_indices->shape(0)) != k) {
-    throw nb::value_error("batch_indices must hold one value per roi");
-  }
+  const int64_t k = CheckRois(rois, batch_indices);
   if (levels && static_cast<int64_t>(levels->shape(0)) != k) {
     throw nb::value_error(("levels holds " + std::to_string(levels->shape(0)) + " values for " + std::to_string(k) +
                            " rois").c_str());
   }
-  const std::vector<int64_t> out_shape =
-      nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
-           : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
-  if (!Matches(output.dtype(), p.dtype)) {
-    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " + want).c_str());
-  }
-  if (ShapeOf(output) != out_shape) {
-    throw nb::value_error(("out has shape " + ShapeString(ShapeOf(output)) + "; expected " +
-                           ShapeString(out_shape)).c_str());
-  }
+  CheckOut(output, p, k, c);
   if (Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices)) ||
       (levels && Overlap(output, *levels))) {
     throw nb::value_error("out overlaps the rois, the batch indices or the levels");
@@ -330,8 +328,9 @@ nb::dict QueryTarget(const std::string& target) {
 }
 
 // Asks Linux to back [address, address + nbytes) with transparent huge pages when it is first touched, as numpy
-// does for its large arrays; torch does not (what that costs: docs/python.md, "New results"). Advisory only: the contents and the owner's allocator
-// are unaffected. Returns whether the advice was taken (false off Linux, or for a range without a whole page).
+// does for its large arrays; torch does not (what that costs: docs/python.md, "New results"). Advisory only: the
+// contents and the owner's allocator are unaffected. Returns whether the advice was taken (false off Linux, or for a
+// range without a whole page).
 bool AdviseHugePages(uintptr_t address, size_t nbytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -369,7 +368,8 @@ NB_MODULE(_roialign, m) {
         }
         throw nb::value_error(("unknown enum kind " + kind).c_str());
       },
-      nb::arg("kind"), "The library's names of the enum `kind` ('layout', 'dtype', 'pool_mode', ...), in value order.");
+      nb::arg("kind"),
+      "The library's names of the enum `kind` ('layout', 'dtype', 'pool_mode', ...), in value order.");
 
   nb::class_<roialign::Kernel>(m, "Kernel", "A selected implementation (roialign::Kernel): immutable, thread-safe.")
       .def_prop_ro("name", [](const roialign::Kernel& k) { return k.name(); })

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """RoIAlign (roi_align) for CPUs, with SIMD kernels for NCHW and NHWC feature maps.
 
 ``roialign.roi_align`` is a drop-in for ``torchvision.ops.roi_align`` (forward only) that also takes numpy arrays,
@@ -208,6 +210,15 @@ def _boxes(boxes):
 _HUGE_PAGE_RESULT_BYTES = 4 << 20
 
 
+def _aligned_empty(shape, dtype):
+    """numpy.empty starting on a 64-byte boundary, as torch allocates. numpy starts large arrays 16 bytes past one,
+    where the kernels cannot stream their stores into the result (docs/python.md, "Arrays")."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    buffer = np.empty(nbytes + 64, dtype=np.uint8)
+    start = -buffer.ctypes.data % 64
+    return buffer[start:start + nbytes].view(dtype).reshape(shape)
+
+
 def _result(out, kind, k, c, output_size, layout, dtype):
     """(what the call returns, the dense array in memory order that the kernel writes) for k boxes of c channels:
     ``out`` when given (checked by _out_memory), else a new array of the input's kind."""
@@ -218,7 +229,7 @@ def _result(out, kind, k, c, output_size, layout, dtype):
         return out, _out_memory(out, layout, dtype)
     if kind != "torch":
         # numpy has no bfloat16: its bits travel as int16.
-        memory = np.empty(memory_shape, np.int16 if dtype == "bfloat16" else np.dtype(dtype))
+        memory = _aligned_empty(memory_shape, np.dtype(np.int16 if dtype == "bfloat16" else dtype))
         return memory, memory
     torch = _torch()
     memory = torch.empty(memory_shape, dtype=getattr(torch, dtype))

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the Python package `roialign` (python/roialign, docs/python.md), as installed by `pip install .`.
 
 .ci/test.sh runs them in a venv over Debian's python3 (.ci/venv) with ROIALIGN_REQUIRE_TORCHVISION=1, so the
@@ -512,3 +514,16 @@ def test_torch_results_are_torch_memory():
     n = y.numel()
     y.resize_(2 * n)
     assert y.numel() == 2 * n
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_new_numpy_results_start_on_a_cache_line(dtype):
+    # numpy starts large arrays 16 bytes past a 64-byte boundary; the package's results start on one, as torch's
+    # do, so that the kernels can stream their stores into them.
+    x, boxes, pooled, scale = make_problem(22)
+    kernel = roialign.select(output_size=pooled, spatial_scale=scale, dtype=dtype)
+    if dtype != np.float32 and kernel.name.endswith(".portable"):
+        pytest.skip("no float16 kernel here")
+    y = kernel.run(x.astype(dtype), np.repeat(boxes, 1000, axis=0))
+    assert y.ctypes.data % 64 == 0 and y.flags.c_contiguous and y.flags.writeable and y.dtype == dtype
+    assert y.nbytes >= 1 << 20
