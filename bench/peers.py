@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Times peer RoIAlign implementations on the workloads that the layout report dumped, in the same run.
 
 Usage:
@@ -315,20 +317,24 @@ class OpenVinoPeer:
         config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
                   "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
         compiled = self.core.compile_model(model, "CPU", config)
-        req = compiled.create_infer_request()
         bidx32 = np.ascontiguousarray(wl.batch_indices.astype(np.int32))
-        inputs = (wl.x, wl.rois4, bidx32)
-        for i, a in enumerate(inputs):
-            req.set_input_tensor(i, ov.Tensor(a, shared_memory=True))  # no copy per run
+        return openvino_run(ov, compiled, (wl.x, wl.rois4, bidx32))
 
-        def run():
-            req.infer()
 
-        def fetch():
-            return np.array(req.get_output_tensor(0).data, dtype=np.float32, copy=True)
+def openvino_run(ov, compiled, inputs):
+    """(run, fetch) of one infer request of an OpenVINO compiled model on `inputs`, shared without a copy per run."""
+    req = compiled.create_infer_request()
+    for i, a in enumerate(inputs):
+        req.set_input_tensor(i, ov.Tensor(a, shared_memory=True))
 
-        run._keep = (compiled, req, inputs)
-        return run, fetch
+    def run():
+        req.infer()
+
+    def fetch():
+        return np.array(req.get_output_tensor(0).data, dtype=np.float32, copy=True)
+
+    run._keep = (compiled, req, inputs)
+    return run, fetch
 
 
 class TvmPeer:
@@ -463,19 +469,7 @@ class OpenVinoExtensionPeer(OpenVinoPeer):
         config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
                   "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
         compiled = self.core.compile_model(model, "CPU", config)
-        req = compiled.create_infer_request()
-        inputs = (wl.x, wl.rois4, wl.batch_indices)
-        for i, a in enumerate(inputs):
-            req.set_input_tensor(i, self.ov.Tensor(a, shared_memory=True))
-
-        def run():
-            req.infer()
-
-        def fetch():
-            return np.array(req.get_output_tensor(0).data, dtype=np.float32, copy=True)
-
-        run._keep = (compiled, req, inputs)
-        return run, fetch
+        return openvino_run(self.ov, compiled, (wl.x, wl.rois4, wl.batch_indices))
 
 
 # ---------------------------------------------------------------------------------------------------------------
