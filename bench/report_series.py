@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Runs the layout report several times and prints each run's speed-ups against the peers, then their spread.
 
 A ratio against a peer is only meaningful inside one run (the machine changes between runs), but one run's ratio

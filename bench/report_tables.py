@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Markdown tables of a layout report run, as docs/layouts.md shows them.
 
   bench/report_tables.py [OUT_DIR]        (default: out; reads layout_report.json and, if present, peers.json)

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 # Install rules: headers, both libraries, a CMake package (find_package(roialign CONFIG)) and pkg-config.
 include(CMakePackageConfigHelpers)
 # The license of the whole project (LICENSE), as an SPDX identifier: roialignConfig.cmake sets roialign_LICENSE to

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """roialign.multi_scale_roi_align (docs/multi-level.md) against torchvision's MultiScaleRoIAlign (Debian's) and,
 where it is importable, OpenVINO's ExperimentalDetectronROIFeatureExtractor with the OpenVINO rule.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """roialign inside Apache TVM: libroialign_tvm.so (engines/tvm) and the Relax pass roialign.tvm.dispatch_roi_align.
 
 Needs apache-tvm (0.27) importable, e.g. from .peers via ROIALIGN_PEERS_PATH, and the library's path in
