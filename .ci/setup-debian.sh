@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs everything roialign's build, tests, benchmarks and report need on a fresh Debian 12 machine
 # (as root, or with sudo available). Safe to run twice.
 set -euo pipefail

@@ -1,23 +1,44 @@
 #!/usr/bin/env bash
-# Runs every roialign test: the native build (all x86 SIMD targets this CPU runs, the C API from C99, the
-# torchvision cross-check), the Python package (pip install ., pytest), roialign inside TVM (libroialign_tvm.so,
-# roialign.tvm), the OpenVINO extension against ONNX Runtime, consumers of the installed package (C++ and C-only),
-# the build without OpenMP, the
-# sanitizers and the fuzzer, and the aarch64 build under qemu on a
-# NEON-only CPU, SVE at 512 bits, and SVE2 at 128 and 256 bits. Exits non-zero on the first failure.
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
+# The test command (docs/testing.md says what runs where and how long each stage takes).
+#   .ci/test.sh          on this CPU: the native build and its tests (every x86 SIMD target this CPU runs, the C API
+#                        from C99, the torchvision cross-check, the limit), the Python package (pip install .,
+#                        pytest), roialign inside TVM and OpenVINO, consumers of the installed package (C++ and
+#                        C-only), smoke runs of the layout report
+#   .ci/test.sh --all    all of that, then what CI adds: the build without OpenMP, ASan+UBSan, ThreadSanitizer, both
+#                        libFuzzer targets, and the aarch64 build under qemu on a NEON-only CPU, SVE at 512 bits and
+#                        SVE2 at 128 and 256 bits (.ci/run runs this)
+# Exits non-zero on the first failure. Each stage prints its duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+all=0
+for arg in "$@"; do
+  case "$arg" in
+    --all) all=1 ;;
+    -h|--help) sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown argument '$arg' (.ci/test.sh [--all])" >&2; exit 2 ;;
+  esac
+done
 jobs=${ROIALIGN_JOBS:-$(nproc)}
 build=${ROIALIGN_BUILD_DIR:-$root/build-ci}
+started=$(date +%s) stage_started=$started stage_name=""
+# `stage NAME`: ends the previous stage (printing its duration) and starts NAME.
+stage() {
+  local now; now=$(date +%s)
+  if [ -n "$stage_name" ]; then echo "-- $stage_name: $((now - stage_started)) s"; fi
+  stage_name=$1 stage_started=$now
+  if [ -n "$1" ]; then echo "== $1"; fi
+}
 
-echo "== native build and tests"
+stage "native build and tests"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_BUILD_BENCHMARKS=ON
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" -j "$jobs" --output-on-failure
 
 if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
-  echo "== Python package: pip install . into a venv over Debian's python3, pytest against Debian's torchvision"
+  stage "Python package: pip install . into a venv over Debian's python3, pytest against Debian's torchvision"
   # .ci/venv: Debian's packages (numpy, torch, torchvision, pytest) and nothing from /usr/local. pip builds the
   # extension from this checkout with scikit-build-core and nanobind from PyPI, in a build directory of its own.
   py="$build-python"
@@ -26,7 +47,7 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
   CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py/venv/bin/python" -I -m pip install -q --config-settings=build-dir="$py/build" .
   ROIALIGN_REQUIRE_TORCHVISION=1 "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python
 
-  echo "== TVM: libroialign_tvm.so (apache-tvm-ffi) and roialign.tvm.dispatch_roi_align on Relax models (apache-tvm)"
+  stage "TVM: libroialign_tvm.so (apache-tvm-ffi) and roialign.tvm.dispatch_roi_align on Relax models (apache-tvm)"
   # apache-tvm and apache-tvm-ffi come from .ci/setup-debian.sh (.peers/); their absence fails this stage.
   if [ ! -d .peers/tvm ] || [ ! -d .peers/tvm_ffi ]; then echo "apache-tvm is not installed in .peers/"; exit 1; fi
   cmake -S . -B "$build" -DROIALIGN_BUILD_TVM_EXTENSION=ON -Dtvm_ffi_DIR="$root/.peers/tvm_ffi/share/cmake/tvm_ffi" \
@@ -38,7 +59,7 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
 fi
 
 if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
-  echo "== OpenVINO extension (engines/openvino) on the openvino wheel's C++ SDK; ONNX models vs ONNX Runtime"
+  stage "OpenVINO extension (engines/openvino) on the openvino wheel's C++ SDK; ONNX models vs ONNX Runtime"
   # The wheel (with onnx and onnxruntime) is in .peers/ (.ci/setup-debian.sh). CI must test it: a missing
   # wheel fails here instead of skipping.
   ovsdk="$root/.peers/openvino/cmake"
@@ -52,9 +73,13 @@ if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
     .ci/python -m pytest -p no:cacheprovider -q tests/engines/test_openvino.py
 fi
 
-echo "== installed package consumed by an outside project (examples/)"
+stage "installed package consumed by an outside project (examples/)"
 rm -rf "$build/install" "$build/example"
 cmake --install "$build" --prefix "$build/install" >/dev/null
+# The license travels with the package: its text, and its SPDX identifier in roialign.pc and the CMake package.
+grep -qx "License: Apache-2.0" "$build/install/lib/pkgconfig/roialign.pc"
+grep -q 'set(roialign_LICENSE "Apache-2.0")' "$build/install/lib/cmake/roialign/roialignConfig.cmake"
+cmp -s LICENSE "$build/install/share/doc/roialign/LICENSE"
 if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ] && [ ! -f "$build/install/lib/libroialign_openvino.so" ]; then
   echo "the OpenVINO extension was not installed into lib/"; exit 1
 fi
@@ -64,13 +89,31 @@ LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_cpp"
 LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_c"
 LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_engine_pool"
 
-echo "== a C-only project consumes the installed shared library (no C++, no OpenMP, no Highway needed)"
+stage "a C-only project consumes the installed shared library (no C++, no OpenMP, no Highway needed)"
 rm -rf "$build/c-consumer"
 cmake -S tests/c_consumer -B "$build/c-consumer" -G Ninja -DCMAKE_PREFIX_PATH="$build/install"
 cmake --build "$build/c-consumer"
 LD_LIBRARY_PATH="$build/install/lib" "$build/c-consumer/roialign_c_consumer"
 
-echo "== build without OpenMP (-DROIALIGN_OPENMP=OFF): every test, the install, a C-only consumer"
+stage "benchmark smoke run (the suite starts and a kernel runs)"
+"$build/bench/layout_report" --custom=C=16:H=20:W=24:K=20 --repeats=1 --threads=1 >/dev/null
+stage "FPN workload smoke run (multi-level calls and the level-by-level baseline, every ISA)"
+"$build/bench/layout_report" --workloads=fpn --repeats=1 --threads=1 >/dev/null
+
+stage "the limit holds: no path beats it, in every pool and coordinate mode (layout_report exits 3 if one does)"
+for pool in AVG MAX MAX_ONNX; do
+  for coord in LEGACY HALF_PIXEL HALF_PIXEL_CENTERED LEGACY_UNCLAMPED; do
+    "$build/bench/layout_report" --custom=C=32:H=40:W=48:K=50:ratio=0:pool=$pool:coord=$coord --repeats=3 >/dev/null
+  done
+done
+
+if [ "$all" != "1" ]; then
+  stage ""
+  echo "== the tests of this CPU passed in $(( $(date +%s) - started )) s (.ci/test.sh --all runs what CI adds)"
+  exit 0
+fi
+
+stage "build without OpenMP (-DROIALIGN_OPENMP=OFF): every test, the install, a C-only consumer"
 noomp="$build-no-openmp"
 cmake -S . -B "$noomp" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_OPENMP=OFF \
   -DROIALIGN_BUILD_BENCHMARKS=OFF
@@ -84,20 +127,8 @@ cmake -S tests/c_consumer -B "$noomp/c-consumer" -G Ninja -DCMAKE_PREFIX_PATH="$
 cmake --build "$noomp/c-consumer"
 LD_LIBRARY_PATH="$noomp/install/lib" "$noomp/c-consumer/roialign_c_consumer"
 
-echo "== benchmark smoke run (the suite starts and a kernel runs)"
-"$build/bench/layout_report" --custom=C=16:H=20:W=24:K=20 --repeats=1 --threads=1 >/dev/null
-echo "== FPN workload smoke run (multi-level calls and the level-by-level baseline, every ISA)"
-"$build/bench/layout_report" --workloads=fpn --repeats=1 --threads=1 >/dev/null
-
-echo "== the limit holds: no path beats it, in every pool and coordinate mode (layout_report exits 3 if one does)"
-for pool in AVG MAX MAX_ONNX; do
-  for coord in LEGACY HALF_PIXEL HALF_PIXEL_CENTERED LEGACY_UNCLAMPED; do
-    "$build/bench/layout_report" --custom=C=32:H=40:W=48:K=50:ratio=0:pool=$pool:coord=$coord --repeats=3 >/dev/null
-  done
-done
-
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
-  echo "== ASan + UBSan build of the test suite"
+  stage "ASan + UBSan build of the test suite"
   san="$build-asan"
   cmake -S . -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_BENCHMARKS=OFF \
     -DROIALIGN_TEST_TORCHVISION=OFF \
@@ -109,7 +140,7 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
 fi
 
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
-  echo "== ThreadSanitizer: concurrent runs of one kernel, concurrent select/register, caller thread pools"
+  stage "ThreadSanitizer: concurrent runs of one kernel, concurrent select/register, caller thread pools"
   # One OpenMP thread per call inside these tests: libgomp is not TSan-instrumented. The thread-pool tests run
   # entirely on pthreads, which TSan sees.
   tsan="$build-tsan"
@@ -122,7 +153,7 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
     --gtest_filter='Concurrency.*:Strategy.ConcurrentSelectAndRegister:Strategy.CustomNhwcOnlyTarget:ThreadPool.*'
   TSAN_OPTIONS="halt_on_error=1" "$tsan/tests/roialign_threadpool_threads_tests"
 
-  echo "== libFuzzer over the C API, single- and multi-level (${ROIALIGN_FUZZ_SECONDS:-60} s each, clang, ASan+UBSan)"
+  stage "libFuzzer over the C API, single- and multi-level (${ROIALIGN_FUZZ_SECONDS:-60} s each, clang, ASan+UBSan)"
   fz="$build-fuzz"
   CC=clang CXX=clang++ cmake -S . -B "$fz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_TESTS=OFF \
     -DROIALIGN_BUILD_BENCHMARKS=OFF -DROIALIGN_BUILD_FUZZERS=ON \
@@ -140,7 +171,7 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
 fi
 
 if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then
-  echo "== aarch64 cross build, tests under qemu-user"
+  stage "aarch64 cross build"
   arm="$build-aarch64"
   cmake -S . -B "$arm" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
     -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_BUILD_BENCHMARKS=OFF
@@ -148,20 +179,26 @@ if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then
   # CPU -> the ISA "host" must select there (checked by the strategy test).
   for run in cortex-a72:neon a64fx:sve "max,sve-max-vq=1:sve2" "max,sve-max-vq=2:sve2"; do
     cpu=${run%:*} isa=${run##*:}
-    echo "-- qemu -cpu $cpu (expect $isa)"
+    stage "tests under qemu-user -cpu $cpu (expect $isa)"
     cmake -S . -B "$arm" -DROIALIGN_QEMU_CPU="$cpu" >/dev/null
-    # qemu emulates SVE about 20x slower than NEON (one planar-path test: 52 s on SVE, 2.7 s on NEON, under
-    # -cpu a64fx on a Xeon), so on the SVE CPUs the 16-bit variants of the four largest-data kernel tests are
-    # left out; they run on NEON here and natively. Every other test runs on SVE at every dtype, and these four
-    # at f32.
+    # qemu emulates SVE far slower than NEON (docs/testing.md has the figures). So the SVE CPUs share the dtypes of the kernel tests (the _F32/_F16/_BF16 suffixes of
+    # their names) instead of each running all three: a64fx (the arm-sve target at 512 bits) runs every dtype,
+    # SVE2 at 128 bits f32 and f16, SVE2 at 256 bits f32 and bf16. Every SVE kernel thus runs every dtype on at
+    # least one SVE CPU, and f32 at every vector length; the 16-bit variants of the four largest-data tests run on
+    # NEON and natively only. The NEON CPU runs everything. docs/testing.md has the table.
     filter="*"
     if [ "$isa" != "neon" ]; then
       filter="-"
       for t in RowBandsThroughRun LargeGrids PlanarTilePathAndBandPathMatchReference RowBandsOfAnySizeMatchReference; do
         filter="$filter*.$t/*_F16:*.$t/*_BF16:"
       done
+      case "$cpu" in
+        *sve-max-vq=1) filter="$filter*_BF16:" ;;
+        *sve-max-vq=2) filter="$filter*_F16:" ;;
+      esac
     fi
     GTEST_FILTER="${filter%:}" ROIALIGN_EXPECT_HOST_ISA=$isa ctest --test-dir "$arm" -j "$jobs" --output-on-failure
   done
 fi
-echo "== all tests passed"
+stage ""
+echo "== all tests passed in $(( $(date +%s) - started )) s"

@@ -321,3 +321,48 @@ roialign_status roialign_nhwc_to_nchw_with_threadpool(roialign_dtype dtype, cons
 }
 
 }  // extern "C"
+
+// ---- Names of the enum values, from core/enums.h's tables ----
+
+namespace {
+
+template <typename Enum>
+const char* NameIn(int32_t value) {
+  if (value < 0 || value >= roialign::internal::EnumCount<Enum>()) return nullptr;
+  return roialign::internal::EnumName(static_cast<Enum>(value));
+}
+
+template <typename Enum>
+int32_t ParseIn(const char* name) {
+  Enum e{};
+  return name != nullptr && roialign::internal::ParseEnum(name, &e) ? static_cast<int32_t>(e) : -1;
+}
+
+// Calls f.template operator()<Enum>() for the enum `kind` names; `unknown` when it names none.
+template <typename R, typename F>
+R ForKind(int kind, R unknown, F&& f) {
+  switch (kind) {
+    case ROIALIGN_ENUM_LAYOUT: return f(roialign::Layout{});
+    case ROIALIGN_ENUM_DTYPE: return f(roialign::DType{});
+    case ROIALIGN_ENUM_POOL_MODE: return f(roialign::PoolMode{});
+    case ROIALIGN_ENUM_COORDINATE_MODE: return f(roialign::CoordinateMode{});
+    case ROIALIGN_ENUM_LEVEL_RULE: return f(roialign::LevelRule{});
+    case ROIALIGN_ENUM_STATUS: return f(roialign::StatusCode{});
+    default: return unknown;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* roialign_enum_name(roialign_enum_kind kind, int32_t value) {
+  return ForKind<const char*>(static_cast<int>(kind), nullptr,
+                              [&](auto e) { return NameIn<decltype(e)>(value); });
+}
+
+int32_t roialign_enum_parse(roialign_enum_kind kind, const char* name) {
+  return ForKind<int32_t>(static_cast<int>(kind), -1, [&](auto e) { return ParseIn<decltype(e)>(name); });
+}
+
+}  // extern "C"

@@ -1,29 +1,50 @@
 #!/usr/bin/env python3
-"""A/B comparison of roi_align_benchmark runs on a noisy machine.
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
+"""A/B comparison of roi_align_benchmark binaries on a noisy machine, over wall time or instruction counts.
 
-Two or more binaries: runs them in alternation for several rounds, so that slow and fast phases of a shared
-machine hit every binary alike, and reports per benchmark the minimum and median wall time of each binary with
-the speed-up of its minimum over the first binary's.
-
-One binary: compares dtypes inside it. Each round runs every matched benchmark in a process of its own, in an
-order that reverses from round to round, and each f16 or bf16 benchmark is reported against its f32 twin (the
-same name with /f32/): the speed-up of the minima and of the medians.
-
-A difference inside the spread of the medians is noise.
+Wall time (ROUNDS first):
 
   bench/ab.py ROUNDS FILTER OLD_BINARY NEW_BINARY [MORE_BINARIES...]
   bench/ab.py ROUNDS FILTER BINARY
+
+Two or more binaries: runs them in alternation for several rounds, so that slow and fast phases of a shared
+machine hit every binary alike, and reports per benchmark the minimum and median wall time of each binary with
+the speed-up of its minimum over the first binary's. One binary: compares dtypes inside it. Each round runs every
+matched benchmark in a process of its own, in an order that reverses from round to round, and each f16 or bf16
+benchmark is reported against its f32 twin (the same name with /f32/): the speed-up of the minima and of the
+medians. A difference inside the spread of the medians is noise.
+
+Instruction counts (--instructions first):
+
+  bench/ab.py --instructions FILTER OLD_BINARY NEW_BINARY [MORE_BINARIES...]
+
+The instructions executed inside roialign's Run under callgrind: the same binary, input and environment give the
+same count, whatever the neighbours do. Use it to decide on changes smaller than the machine's noise, and wall time
+for effects on memory traffic and threads, which instruction counts do not see. Each benchmark that FILTER selects
+(use threads:1 rows: OpenMP threads would count their spinning) runs for one iteration per binary, binaries in
+parallel, without the roofline peaks (ROIALIGN_BENCH_NO_ROOFLINE=1). Prints per benchmark the instructions of each
+binary (in millions) and each one's ratio to the first binary's. Needs valgrind.
+
   e.g. bench/ab.py 4 '^default/roi_align_nhwc.avx2/f32/threads:1' /tmp/old_benchmark build/bench/roi_align_benchmark
        bench/ab.py 5 '^default/roi_align_nhwc.avx2/' build/bench/roi_align_benchmark
+       bench/ab.py --instructions '^l3/roi_align_nhwc.avx2/f32/threads:1/' /tmp/old build/bench/roi_align_benchmark
 
 A binary may be a wrapper script that sets an environment variable before exec'ing the real benchmark.
 """
 import collections
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
+
+
+def listed(binary, pattern):
+    return subprocess.run([binary, f"--benchmark_filter={pattern}", "--benchmark_list_tests"],
+                          capture_output=True, text=True, check=True).stdout.split()
 
 
 def run(binary, pattern):
@@ -47,11 +68,10 @@ def compare_binaries(rounds, pattern, binaries):
 
 
 def compare_dtypes(rounds, pattern, binary):
-    listed = subprocess.run([binary, f"--benchmark_filter={pattern}", "--benchmark_list_tests"],
-                            capture_output=True, text=True, check=True).stdout.split()
+    names = listed(binary, pattern)
     times = collections.defaultdict(list)  # benchmark -> wall times in ms
     for r in range(rounds):
-        for full in (listed if r % 2 == 0 else reversed(listed)):
+        for full in (names if r % 2 == 0 else reversed(names)):
             for name, ms in run(binary, "^" + re.escape(full) + "$").items():
                 times[name].append(ms)
     for name in sorted(times):
@@ -64,7 +84,40 @@ def compare_dtypes(rounds, pattern, binary):
         print(" | ".join(cells))
 
 
+def instructions(binary, benchmark, workdir):
+    out = os.path.join(workdir, re.sub(r"\W", "_", binary + benchmark))
+    return subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--toggle-collect=roialign::Kernel::Run*",
+         "--toggle-collect=roialign::MultiLevelKernel::Run*",
+         binary, f"--benchmark_filter=^{re.escape(benchmark)}$", "--benchmark_min_time=0"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, ROIALIGN_BENCH_NO_ROOFLINE="1"))
+
+
+def compare_instructions(pattern, binaries):
+    names = listed(binaries[0], pattern)
+    if not names:
+        print(f"no benchmark matches {pattern}", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory() as workdir:
+        for benchmark in names:
+            runs = [instructions(b, benchmark, workdir) for b in binaries]
+            counts = []
+            for proc in runs:
+                _, err = proc.communicate()
+                found = re.search(r"Collected : (\d+)", err)
+                if proc.returncode != 0 or found is None:
+                    print(f"{benchmark}: callgrind failed:\n{err[-2000:]}", file=sys.stderr)
+                    return 1
+                counts.append(int(found.group(1)))
+            cells = [f"{b}: {c / 1e6:.2f}M ({c / counts[0]:.4f}x)" for b, c in zip(binaries, counts)]
+            print(" | ".join([benchmark.split("/min_time")[0]] + cells), flush=True)
+    return 0
+
+
 def main(argv):
+    if len(argv) >= 4 and argv[1] == "--instructions":
+        return compare_instructions(argv[2], argv[3:])
     if len(argv) < 4 or not argv[1].isdigit():
         print(__doc__.strip(), file=sys.stderr)
         return 2

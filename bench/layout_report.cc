@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The layout report (the project's main job): is NCHW or NHWC roi_align faster on this CPU, and what does a
 // layout transform around the kernel cost? Times, per workload, ISA and thread count:
 //   NCHW kernel | NHWC kernel | NHWC data -> NCHW -> NCHW kernel -> NHWC | NCHW data -> NHWC -> NHWC kernel -> NCHW
@@ -43,6 +45,7 @@ Usage: layout_report [options]
                         (keys: C H W K pooled ratio coord{LEGACY,HALF_PIXEL,HALF_PIXEL_CENTERED,LEGACY_UNCLAMPED}
                          pool{AVG,MAX,MAX_ONNX} scale; unspecified keys keep the default workload's values)
   --isas=a,b          ISAs to time (default: every one this CPU runs), e.g. avx2,sse4,emu128
+  --best-isas=N       of those, only the N best, as target "host" ranks them (2: the host's ISA and the next)
   --threads=a,b       thread counts (default: 1 and all cores)
   --dtypes=a,b        feature-map and output dtypes (default: f32): f32, f16, bf16 (16-bit maps are the f32
                         map rounded to nearest even; an ISA that does not serve a dtype is skipped)
@@ -275,6 +278,7 @@ int Main(int argc, char** argv) {
   std::vector<DType> dtypes = {DType::kF32};
   std::vector<int> threads = {1, omp_get_num_procs()};
   int repeats = 7;
+  size_t best_isas = 0;  // 0: all
   std::string json_path, dump_dir, custom;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -300,6 +304,8 @@ int Main(int argc, char** argv) {
       dump_dir = v6;
     } else if (const char* v7 = value("--custom")) {
       custom = v7;
+    } else if (const char* v9 = value("--best-isas")) {
+      best_isas = static_cast<size_t>(std::max(1, std::atoi(v9)));
     } else if (const char* v8 = value("--dtypes")) {
       dtypes.clear();
       for (std::string d : Split(v8, ',')) {
@@ -351,6 +357,7 @@ int Main(int argc, char** argv) {
     if (!isas.empty() && std::find(isas.begin(), isas.end(), t.isa) == isas.end()) continue;
     targets.push_back(&t);
   }
+  if (best_isas > 0 && targets.size() > best_isas) targets.resize(best_isas);  // they are best first
   if (targets.empty()) {
     std::fprintf(stderr, "no ISA to run (this CPU: %s)\n", internal::CpuTargetsDescription().c_str());
     return 2;
@@ -485,7 +492,12 @@ int Main(int argc, char** argv) {
     j << "{\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()
       << ")\", \"threads\": " << omp_get_num_procs() << ", \"peak_gfma_per_s\": " << by_threads.back().gfma_per_s
       << ", \"peak_gadd_per_s\": " << by_threads.back().gadd_per_s << ", \"rounds\": " << repeats
-      << ", \"peaks_by_threads\": [";
+      << ", \"isa_order\": [";
+    // Every built-in ISA, best first within its family, as target "host" ranks them (report_tables.py reads it).
+    for (size_t i = 0; i < internal::IsaTargets().size(); ++i) {
+      j << (i ? ", " : "") << '"' << internal::IsaTargets()[i].isa << '"';
+    }
+    j << "], \"peaks_by_threads\": [";
     for (size_t i = 0; i < threads.size(); ++i) {
       j << (i ? ", " : "") << "{\"threads\": " << threads[i] << ", \"peak_gfma_per_s\": " << by_threads[i].gfma_per_s
         << ", \"peak_gadd_per_s\": " << by_threads[i].gadd_per_s << "}";

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The limit of docs/performance-model.md: a lower bound on the time of any correct roi_align of a workload, from
 // work that cannot be avoided (arithmetic after merging taps, bytes that must move) and peaks measured on this
 // machine beside the kernel timings.

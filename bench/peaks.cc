@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Machine peaks for the limit (bench/limit.h), measured beside the kernel timings: lane-operation rates of FMAs
 // and of adds (independent chains, best ISA), and the time to read a workload's distinct input bytes and write
 // its output bytes in one pass over buffers of those sizes.

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Times peer RoIAlign implementations on the workloads that the layout report dumped, in the same run.
 
 Usage:
@@ -52,7 +54,6 @@ Output JSON: {"peers": [{"peer", "variant", "version", "workload", "threads", "m
 Progress goes to stderr, a table to stdout.
 """
 import argparse
-import glob
 import json
 import os
 import statistics
@@ -70,6 +71,8 @@ except ImportError as _e:
     sys.stderr.write("peers.py: cannot import numpy (%s); run with Debian's /usr/bin/python3 (python3-numpy)\n" % _e)
     sys.exit(2)
 
+from workload_data import find_workloads  # noqa: E402 (after numpy from the extra directories)
+
 # Peers must reproduce NAME.ref.f32 within |peer - ref| <= ABS_TOL + REL_TOL * |ref|. This is looser than the
 # 1e-5 + 1e-4*|ref| that our own SIMD kernels must meet against our scalar reference, because peers accumulate in a
 # different order (torchvision and OpenVINO sum the 4 taps then the samples, ONNX Runtime precomputes weights, some
@@ -82,12 +85,6 @@ REL_TOL = 1e-3
 PIP_HINT = ('pip install onnxruntime onnx (for /usr/bin/python3: /usr/bin/python3 -m pip install --target DIR '
             'onnxruntime onnx openvino "numpy<2", then ROIALIGN_PEERS_PATH=DIR)')
 OV_PIP_HINT = PIP_HINT.replace("pip install onnxruntime onnx (", "pip install openvino (")
-
-REQUIRED_KEYS = ("batch", "channels", "height", "width", "num_rois", "pooled_height", "pooled_width",
-                 "spatial_scale", "sampling_ratio", "coordinate_mode", "pool_mode")
-COORD_MODES = ("LEGACY", "HALF_PIXEL", "HALF_PIXEL_CENTERED", "LEGACY_UNCLAMPED")
-POOL_MODES = ("AVG", "MAX", "MAX_ONNX")
-
 
 def log(msg):
     sys.stderr.write(msg + "\n")
@@ -107,87 +104,6 @@ class Skip(Exception):
 # Workloads
 # ---------------------------------------------------------------------------------------------------------------
 
-class Workload:
-    def __init__(self, json_path):
-        with open(json_path) as f:
-            meta = json.load(f)
-        self.levels = meta.get("levels") if isinstance(meta, dict) else None
-        if self.levels:  # a feature pyramid (the fpn workload): one map per level; level 0 fills the single-map keys
-            meta = dict(meta, **{k: self.levels[0][k] for k in ("height", "width", "spatial_scale")})
-        if not isinstance(meta, dict) or any(k not in meta for k in REQUIRED_KEYS):
-            raise ValueError("not a workload description (needs %s)" % ", ".join(REQUIRED_KEYS))
-        base = json_path[:-len(".json")]
-        self.name = str(meta.get("name", os.path.basename(base)))
-        self.n, self.c, self.h, self.w = (int(meta[k]) for k in ("batch", "channels", "height", "width"))
-        self.k = int(meta["num_rois"])
-        self.ph, self.pw = int(meta["pooled_height"]), int(meta["pooled_width"])
-        self.scale = float(meta["spatial_scale"])
-        self.ratio = int(meta["sampling_ratio"])
-        self.coord = str(meta["coordinate_mode"])
-        self.pool = str(meta["pool_mode"])
-        self.threads = [int(t) for t in meta.get("threads", [1])] or [1]
-        if self.coord not in COORD_MODES:
-            raise ValueError("unknown coordinate_mode %r" % self.coord)
-        if self.pool not in POOL_MODES:
-            raise ValueError("unknown pool_mode %r" % self.pool)
-        if self.levels:
-            self.image_hw = (int(meta["image_height"]), int(meta["image_width"]))
-            self.maps = [self._load("%s.map%d.f32" % (base, i), (self.n, self.c, int(l["height"]), int(l["width"])))
-                         for i, l in enumerate(self.levels)]
-        self.x = self.maps[0] if self.levels else self._load(base + ".map.f32", (self.n, self.c, self.h, self.w))
-        self.rois = self._load(base + ".rois.f32", (self.k, 5))
-        self.ref = self._load(base + ".ref.f32", (self.k, self.c, self.ph, self.pw))
-        self.rois4 = np.ascontiguousarray(self.rois[:, 1:5])
-        self.batch_indices = np.ascontiguousarray(self.rois[:, 0].astype(np.int64))
-        if self.k and not np.array_equal(self.batch_indices.astype(np.float32), self.rois[:, 0]):
-            raise ValueError("non-integral batch index in %s.rois.f32" % base)
-        self.map_min = float(self.x.min()) if self.x.size else 0.0
-
-    @staticmethod
-    def _load(path, shape):
-        expected = int(np.prod(shape, dtype=np.int64))
-        a = np.fromfile(path, dtype="<f4")
-        if a.size != expected:
-            raise ValueError("%s holds %d floats, expected %d for shape %s" % (path, a.size, expected, shape))
-        return aligned64(a.reshape(shape).astype(np.float32, copy=False))
-
-    def describe(self):
-        return ("N=%d C=%d H=%d W=%d K=%d %dx%d scale=%g ratio=%d %s %s"
-                % (self.n, self.c, self.h, self.w, self.k, self.ph, self.pw, self.scale, self.ratio, self.coord,
-                   self.pool))
-
-
-def aligned64(a):
-    """A C-contiguous copy of `a` starting on a 64-byte boundary. Engines allocate tensors so (PyTorch, ONNX
-    Runtime, OpenVINO, TVM), and so does layout_report for our kernels; numpy starts large arrays 16 bytes past one,
-    where every 64-byte load straddles two cache lines (docs/layouts.md, "Alignment")."""
-    buffer = np.empty(a.nbytes + 64, dtype=np.uint8)
-    start = -buffer.ctypes.data % 64
-    out = buffer[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
-    out[...] = a
-    return out
-
-
-def find_workloads(data_dir, only):
-    paths = sorted(glob.glob(os.path.join(data_dir, "*.json")))
-    workloads = []
-    for p in paths:
-        stem = os.path.basename(p)[:-len(".json")]
-        if not any(os.path.exists(p[:-len(".json")] + m) for m in (".map.f32", ".map0.f32")):
-            continue  # some other JSON file (e.g. a report) in the same directory
-        if only:
-            try:
-                with open(p) as f:
-                    name = json.load(f).get("name", stem)
-            except (ValueError, OSError, AttributeError):
-                name = stem
-            if stem not in only and name not in only:
-                continue
-        try:
-            workloads.append(Workload(p))
-        except (ValueError, OSError) as e:
-            log("skipping %s: %s" % (p, e))
-    return workloads
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -401,20 +317,24 @@ class OpenVinoPeer:
         config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
                   "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
         compiled = self.core.compile_model(model, "CPU", config)
-        req = compiled.create_infer_request()
         bidx32 = np.ascontiguousarray(wl.batch_indices.astype(np.int32))
-        inputs = (wl.x, wl.rois4, bidx32)
-        for i, a in enumerate(inputs):
-            req.set_input_tensor(i, ov.Tensor(a, shared_memory=True))  # no copy per run
+        return openvino_run(ov, compiled, (wl.x, wl.rois4, bidx32))
 
-        def run():
-            req.infer()
 
-        def fetch():
-            return np.array(req.get_output_tensor(0).data, dtype=np.float32, copy=True)
+def openvino_run(ov, compiled, inputs):
+    """(run, fetch) of one infer request of an OpenVINO compiled model on `inputs`, shared without a copy per run."""
+    req = compiled.create_infer_request()
+    for i, a in enumerate(inputs):
+        req.set_input_tensor(i, ov.Tensor(a, shared_memory=True))
 
-        run._keep = (compiled, req, inputs)
-        return run, fetch
+    def run():
+        req.infer()
+
+    def fetch():
+        return np.array(req.get_output_tensor(0).data, dtype=np.float32, copy=True)
+
+    run._keep = (compiled, req, inputs)
+    return run, fetch
 
 
 class TvmPeer:
@@ -549,19 +469,7 @@ class OpenVinoExtensionPeer(OpenVinoPeer):
         config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
                   "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
         compiled = self.core.compile_model(model, "CPU", config)
-        req = compiled.create_infer_request()
-        inputs = (wl.x, wl.rois4, wl.batch_indices)
-        for i, a in enumerate(inputs):
-            req.set_input_tensor(i, self.ov.Tensor(a, shared_memory=True))
-
-        def run():
-            req.infer()
-
-        def fetch():
-            return np.array(req.get_output_tensor(0).data, dtype=np.float32, copy=True)
-
-        run._keep = (compiled, req, inputs)
-        return run, fetch
+        return openvino_run(self.ov, compiled, (wl.x, wl.rois4, wl.batch_indices))
 
 
 # ---------------------------------------------------------------------------------------------------------------

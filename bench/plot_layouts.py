@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Renders the layout report (and optionally the peers' timings) as a PNG bar chart.
 
 Usage:

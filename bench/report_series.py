@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Runs the layout report several times and prints each run's speed-ups against the peers, then their spread.
 
 A ratio against a peer is only meaningful inside one run (the machine changes between runs), but one run's ratio
@@ -18,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from report_tables import isa_rank, load_run
+from report_tables import isa_ranker, load_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -29,7 +31,7 @@ def ratios(out_dir):
     rows = [r for r in report["results"] if r.get("dtype", "F32") == "F32" and r["path"] in ("NCHW", "NHWC")]
     if not rows:
         return {}
-    best = min({r["isa"] for r in rows}, key=isa_rank)
+    best = min({r["isa"] for r in rows}, key=isa_ranker(report))
     table = {}
     for r in rows:
         if r["isa"] != best:

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Markdown tables of a layout report run, as docs/layouts.md shows them.
 
   bench/report_tables.py [OUT_DIR]        (default: out; reads layout_report.json and, if present, peers.json)
@@ -19,15 +21,15 @@ TARGETS = {("default", "NHWC"): "50%", ("default", "NCHW"): "33%", ("pooled14", 
 TRANSFORMS = ("NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW")
 
 
-ISA_ORDER = ["avx512", "avx2", "sse4", "sve2", "sve", "neon", "emu128", "scalar"]  # best first, as host ranks them
-
-
 def rank(workload):
     return ORDER.index(workload) if workload in ORDER else len(ORDER)
 
 
-def isa_rank(isa):
-    return ISA_ORDER.index(isa) if isa in ISA_ORDER else len(ISA_ORDER)
+def isa_ranker(report):
+    """A sort key of ISA names, best first, as target "host" ranks them: the library's order, which layout_report
+    writes into the report (machine.isa_order)."""
+    order = report["machine"]["isa_order"]
+    return lambda isa: order.index(isa) if isa in order else len(order)
 
 
 def print_summary(rows, peers):
@@ -60,6 +62,7 @@ def main(argv):
     report, peers = load_run(out)
     ok = [p for p in peers if p["status"] == "ok"]
     everything = report["results"]
+    isa_rank = isa_ranker(report)
     results = [r for r in everything if r.get("dtype", "F32") == "F32"]  # the tables below are f32
     by = {(r["workload"], r["isa"], r["threads"], r["path"]): r for r in results}
 

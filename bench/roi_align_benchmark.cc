@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Google Benchmark of every registered built-in implementation (the registry's list) on the embedded workloads, for
 // each dtype it serves, at 1 and all threads (OpenMP, and at all threads also an engine-style worker pool of as many
 // threads: <workload>/<implementation>/<dtype>/pool:<n>), with the roofline counters of docs/performance-model.md (peaks

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 # The main job: build (if needed) and run the layout report on the embedded workloads, time the peers that
-# are installed, and render the chart. Extra arguments go to layout_report (see --help), e.g.
-#   bench/run_layout_report.sh --workloads=default --isas=avx2
+# are installed, and render the chart.
+#   bench/run_layout_report.sh            the default and fpn workloads, the host's ISA and the one below it, 1 and
+#                                         2 threads; the peers on the default workload at 1 thread
+#   bench/run_layout_report.sh --full     every workload, every ISA this CPU runs, 1 thread and all cores, every
+#                                         peer on every workload (the full report of docs/layouts.md)
+# Other arguments go to layout_report after these (see --help) and override them, e.g. --isas=avx2.
 # Results: out/layout_report.json, out/peers.json, out/layouts.png (table on stdout, progress on stderr).
 # Python runs through .ci/python (Debian's python3 and packages only, whatever is installed in /usr/local).
 set -euo pipefail
@@ -30,19 +36,28 @@ fi
 ovext="$PWD/$build/engines/openvino/libroialign_openvino.so"
 case "$build" in /*) ovext="$build/engines/openvino/libroialign_openvino.so" ;; esac
 if [ -f "$ovext" ]; then export ROIALIGN_OPENVINO_EXTENSION="$ovext"; fi
+full=0 report_args=()
 for arg in "$@"; do
   if [ "$arg" = "--help" ] || [ "$arg" = "-h" ]; then
     "$build/bench/layout_report" --help
     echo "Then bench/peers.py times the installed peers and bench/plot_layouts.py draws $out/layouts.png."
+    echo "Without --full: --workloads=default,fpn --best-isas=2 --threads=1,2, peers on default at 1 thread."
     exit 0
+  elif [ "$arg" = "--full" ]; then
+    full=1
+  else
+    report_args+=("$arg")
   fi
 done
-mkdir -p "$out/data"
-"$build/bench/layout_report" --json="$out/layout_report.json" --dump-dir="$out/data" "$@"
+default_args=(--workloads=default,fpn --best-isas=2 --threads=1,2) peer_args=(--only default --threads 1)
+if [ "$full" = "1" ]; then default_args=() peer_args=(); fi
+rm -rf "$out/data" && mkdir -p "$out/data"  # no dumps of an earlier run for the peers to time
+"$build/bench/layout_report" --json="$out/layout_report.json" --dump-dir="$out/data" "${default_args[@]}" \
+  "${report_args[@]}"
 if [ -d .peers ]; then export ROIALIGN_PEERS_PATH="$PWD/.peers${ROIALIGN_PEERS_PATH:+:$ROIALIGN_PEERS_PATH}"; fi
 if [ -f bench/peers.py ]; then
   echo >&2 "timing peers (torchvision, ONNX Runtime, OpenVINO and TVM with and without roialign, when installed)..."
-  .ci/python bench/peers.py --data "$out/data" --out "$out/peers.json" || echo >&2 "peers: failed (see above)"
+  .ci/python bench/peers.py --data "$out/data" --out "$out/peers.json" "${peer_args[@]}" || echo >&2 "peers: failed (see above)"
 fi
 if [ -f bench/plot_layouts.py ]; then
   peers_arg=()

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The embedded workloads of docs/performance-model.md (no input files) and their roofline accounting.
 #ifndef ROIALIGN_BENCH_WORKLOADS_H_
 #define ROIALIGN_BENCH_WORKLOADS_H_

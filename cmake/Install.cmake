@@ -1,5 +1,11 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 # Install rules: headers, both libraries, a CMake package (find_package(roialign CONFIG)) and pkg-config.
 include(CMakePackageConfigHelpers)
+# The license of the whole project (LICENSE), as an SPDX identifier: roialignConfig.cmake sets roialign_LICENSE to
+# it and roialign.pc names it.
+set(ROIALIGN_LICENSE "Apache-2.0")
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/roialign)
 
 install(DIRECTORY include/roialign DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # Two export sets: the shared library's (no dependencies, loaded always) and the static library's (needs Highway

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 # Warnings for roialign's own code (never for consumers). -Wconversion: no silent narrowing of sizes, indices or
 # floats (in C it includes sign conversions too).
 function(roialign_set_warnings target)

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 # CMake toolchain file: cross-build roialign for aarch64 Linux with Debian's cross compilers, and run what it
 # builds (tests via ctest) under qemu-user.
 #

@@ -1,7 +1,11 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // roialign._roialign: the compiled half of the Python package. The API users call is python/roialign/__init__.py
-// (docs/python.md); it shapes, types and allocates the arrays and hands this module dense buffers in memory order.
-// The checks here repeat the few that guard memory (shape, dtype, density, overlap), so that the module is safe on
-// its own; the Python layer raises first, with messages in terms of its arguments.
+// (docs/python.md); it types and allocates the arrays and hands this module dense buffers in memory order. The
+// extents of those buffers (the columns of the rois, the length of batch_indices and levels, the shape of out) are
+// checked here and nowhere else, before the library validates the data; the dtype, density and overlap checks guard
+// memory, so that the module is safe on its own.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -133,22 +137,8 @@ using RoisArray = nb::ndarray<const float, nb::ndim<2>, nb::device::cpu, nb::c_c
 using BatchIndexArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
 using OutputArray = nb::ndarray<nb::ndim<4>, nb::device::cpu, nb::c_contig>;
 
-void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArray& rois,
-         const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads) {
-  const roialign::Params& p = kernel.params();
-  const char* want = PythonDTypeName(p.dtype);
-  if (!Matches(input.dtype(), p.dtype)) {
-    throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " + want).c_str());
-  }
-  if (!Matches(output.dtype(), p.dtype)) {
-    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " + want).c_str());
-  }
-  const bool nhwc = p.layout == roialign::Layout::kNHWC;
-  const std::vector<int64_t> in_shape = ShapeOf(input);
-  const int64_t n = in_shape[0];
-  const int64_t c = nhwc ? in_shape[3] : in_shape[1];
-  const int64_t h = nhwc ? in_shape[1] : in_shape[2];
-  const int64_t w = nhwc ? in_shape[2] : in_shape[3];
+// The one check of the boxes' extents: [K, 5], or [K, 4] with one batch index per row. Returns K.
+int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices) {
   const int64_t k = static_cast<int64_t>(rois.shape(0));
   const int64_t columns = batch_indices ? 4 : 5;
   if (static_cast<int64_t>(rois.shape(1)) != columns) {
@@ -162,6 +152,17 @@ void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArra
                            std::to_string(k) + " rois")
                               .c_str());
   }
+  return k;
+}
+
+// The one check of out: the kernel's dtype, and the shape of k results of c channels in its layout.
+void CheckOut(const OutputArray& output, const roialign::Params& p, int64_t k, int64_t c) {
+  if (!Matches(output.dtype(), p.dtype)) {
+    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " +
+                          PythonDTypeName(p.dtype))
+                             .c_str());
+  }
+  const bool nhwc = p.layout == roialign::Layout::kNHWC;
   const std::vector<int64_t> out_shape =
       nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
            : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
@@ -170,6 +171,23 @@ void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArra
                            ShapeString(out_shape) + " (" + (nhwc ? "K, PH, PW, C" : "K, C, PH, PW") + ")")
                               .c_str());
   }
+}
+
+void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArray& rois,
+         const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads) {
+  const roialign::Params& p = kernel.params();
+  const char* want = PythonDTypeName(p.dtype);
+  if (!Matches(input.dtype(), p.dtype)) {
+    throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " + want).c_str());
+  }
+  const bool nhwc = p.layout == roialign::Layout::kNHWC;
+  const std::vector<int64_t> in_shape = ShapeOf(input);
+  const int64_t n = in_shape[0];
+  const int64_t c = nhwc ? in_shape[3] : in_shape[1];
+  const int64_t h = nhwc ? in_shape[1] : in_shape[2];
+  const int64_t w = nhwc ? in_shape[2] : in_shape[3];
+  const int64_t k = CheckRois(rois, batch_indices);
+  CheckOut(output, p, k, c);
   if (Overlap(output, input) || Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices))) {
     throw nb::value_error("out overlaps the input, the rois or the batch indices");
   }
@@ -242,28 +260,12 @@ void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<I
     }
     level_maps.push_back({maps[l].data(), nhwc ? shape[1] : shape[2], nhwc ? shape[2] : shape[3]});
   }
-  const int64_t k = static_cast<int64_t>(rois.shape(0));
-  if (static_cast<int64_t>(rois.shape(1)) != (batch_indices ? 4 : 5)) {
-    throw nb::value_error(("rois must be [K, " + std::to_string(batch_indices ? 4 : 5) + "]; got " +
-                           ShapeString(ShapeOf(rois))).c_str());
-  }
-  if (batch_indices && static_cast<int64_t>(batch_indices->shape(0)) != k) {
-    throw nb::value_error("batch_indices must hold one value per roi");
-  }
+  const int64_t k = CheckRois(rois, batch_indices);
   if (levels && static_cast<int64_t>(levels->shape(0)) != k) {
     throw nb::value_error(("levels holds " + std::to_string(levels->shape(0)) + " values for " + std::to_string(k) +
                            " rois").c_str());
   }
-  const std::vector<int64_t> out_shape =
-      nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
-           : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
-  if (!Matches(output.dtype(), p.dtype)) {
-    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " + want).c_str());
-  }
-  if (ShapeOf(output) != out_shape) {
-    throw nb::value_error(("out has shape " + ShapeString(ShapeOf(output)) + "; expected " +
-                           ShapeString(out_shape)).c_str());
-  }
+  CheckOut(output, p, k, c);
   if (Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices)) ||
       (levels && Overlap(output, *levels))) {
     throw nb::value_error("out overlaps the rois, the batch indices or the levels");
@@ -326,9 +328,9 @@ nb::dict QueryTarget(const std::string& target) {
 }
 
 // Asks Linux to back [address, address + nbytes) with transparent huge pages when it is first touched, as numpy
-// does for its large arrays; torch does not. With 4 KiB pages, writing a new 50 MB result into torch memory
-// faulted 2-3x longer than into numpy's (docs/python.md). Advisory only: the contents and the owner's allocator
-// are unaffected. Returns whether the advice was taken (false off Linux, or for a range without a whole page).
+// does for its large arrays; torch does not (what that costs: docs/python.md, "New results"). Advisory only: the
+// contents and the owner's allocator are unaffected. Returns whether the advice was taken (false off Linux, or for a
+// range without a whole page).
 bool AdviseHugePages(uintptr_t address, size_t nbytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -349,24 +351,25 @@ NB_MODULE(_roialign, m) {
   m.attr("__version__") = ROIALIGN_VERSION_STRING;
   nb::register_exception_translator(TranslateStatusError);
 
-  // The enum values of roialign.h under the names the Python API uses.
-  nb::dict layouts, dtypes, pool_modes, coordinate_modes;
-  layouts["NCHW"] = static_cast<int>(ROIALIGN_LAYOUT_NCHW);
-  layouts["NHWC"] = static_cast<int>(ROIALIGN_LAYOUT_NHWC);
-  dtypes["float32"] = static_cast<int>(ROIALIGN_DTYPE_F32);
-  dtypes["float16"] = static_cast<int>(ROIALIGN_DTYPE_F16);
-  dtypes["bfloat16"] = static_cast<int>(ROIALIGN_DTYPE_BF16);
-  pool_modes["avg"] = static_cast<int>(ROIALIGN_POOL_AVG);
-  pool_modes["max"] = static_cast<int>(ROIALIGN_POOL_MAX);
-  pool_modes["max_onnx"] = static_cast<int>(ROIALIGN_POOL_MAX_ONNX);
-  coordinate_modes["legacy"] = static_cast<int>(ROIALIGN_COORD_LEGACY);
-  coordinate_modes["half_pixel"] = static_cast<int>(ROIALIGN_COORD_HALF_PIXEL);
-  coordinate_modes["half_pixel_centered"] = static_cast<int>(ROIALIGN_COORD_HALF_PIXEL_CENTERED);
-  coordinate_modes["legacy_unclamped"] = static_cast<int>(ROIALIGN_COORD_LEGACY_UNCLAMPED);
-  m.attr("LAYOUTS") = layouts;
-  m.attr("DTYPES") = dtypes;
-  m.attr("POOL_MODES") = pool_modes;
-  m.attr("COORDINATE_MODES") = coordinate_modes;
+  // The library's names of each enum's values, value 0 first (roialign_enum_name); the package derives its own
+  // spellings from them.
+  m.def(
+      "enum_names",
+      [](const std::string& kind) {
+        static const std::pair<const char*, roialign_enum_kind> kKinds[] = {
+            {"layout", ROIALIGN_ENUM_LAYOUT},         {"dtype", ROIALIGN_ENUM_DTYPE},
+            {"pool_mode", ROIALIGN_ENUM_POOL_MODE},   {"coordinate_mode", ROIALIGN_ENUM_COORDINATE_MODE},
+            {"level_rule", ROIALIGN_ENUM_LEVEL_RULE}, {"status", ROIALIGN_ENUM_STATUS}};
+        for (const auto& [what, k] : kKinds) {
+          if (kind != what) continue;
+          std::vector<std::string> names;
+          for (int32_t v = 0; const char* name = roialign_enum_name(k, v); ++v) names.emplace_back(name);
+          return names;
+        }
+        throw nb::value_error(("unknown enum kind " + kind).c_str());
+      },
+      nb::arg("kind"),
+      "The library's names of the enum `kind` ('layout', 'dtype', 'pool_mode', ...), in value order.");
 
   nb::class_<roialign::Kernel>(m, "Kernel", "A selected implementation (roialign::Kernel): immutable, thread-safe.")
       .def_prop_ro("name", [](const roialign::Kernel& k) { return k.name(); })
@@ -384,11 +387,6 @@ NB_MODULE(_roialign, m) {
            "Runs on dense arrays in memory order (input [N,C,H,W] or [N,H,W,C]; out [K,C,PH,PW] or [K,PH,PW,C]); "
            "rois float32 [K,5], or [K,4] with int64 batch_indices. Releases the GIL while the kernel runs.");
 
-  nb::dict level_rules;
-  level_rules["scale"] = static_cast<int>(ROIALIGN_LEVEL_RULE_SCALE);
-  level_rules["given"] = static_cast<int>(ROIALIGN_LEVEL_RULE_GIVEN);
-  level_rules["openvino"] = static_cast<int>(ROIALIGN_LEVEL_RULE_OPENVINO);
-  m.attr("LEVEL_RULES") = level_rules;
   nb::class_<roialign::MultiLevelKernel>(m, "MultiLevelKernel", "roialign::MultiLevelKernel: immutable, thread-safe.")
       .def_prop_ro("name", [](const roialign::MultiLevelKernel& k) { return k.name(); })
       .def("run", &RunMultiLevel, nb::arg("maps"), nb::arg("rois").noconvert(),

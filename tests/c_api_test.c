@@ -167,6 +167,35 @@ int main(void) {
     roialign_multi_level_kernel_free(NULL);
   }
 
+  /* Enum names and their parse, from the library's one list. */
+  {
+    CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_LAYOUT, ROIALIGN_LAYOUT_NHWC), "NHWC") == 0);
+    CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_DTYPE, ROIALIGN_DTYPE_BF16), "BF16") == 0);
+    CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_POOL_MODE, ROIALIGN_POOL_MAX_ONNX), "MAX_ONNX") == 0);
+    CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_COORDINATE_MODE, ROIALIGN_COORD_LEGACY_UNCLAMPED),
+                 "LEGACY_UNCLAMPED") == 0);
+    CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_LEVEL_RULE, ROIALIGN_LEVEL_RULE_OPENVINO), "OPENVINO") == 0);
+    CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_STATUS, ROIALIGN_OUT_OF_MEMORY), "OUT_OF_MEMORY") == 0);
+    CHECK(roialign_enum_name(ROIALIGN_ENUM_COORDINATE_MODE, 4) == NULL);
+    CHECK(roialign_enum_name(ROIALIGN_ENUM_LAYOUT, -1) == NULL);
+    CHECK(roialign_enum_name((roialign_enum_kind)6, 0) == NULL);
+    CHECK(roialign_enum_parse(ROIALIGN_ENUM_COORDINATE_MODE, "HALF_PIXEL_CENTERED") ==
+          ROIALIGN_COORD_HALF_PIXEL_CENTERED);
+    CHECK(roialign_enum_parse(ROIALIGN_ENUM_STATUS, "UNSUPPORTED") == ROIALIGN_UNSUPPORTED);
+    CHECK(roialign_enum_parse(ROIALIGN_ENUM_POOL_MODE, "avg") == -1); /* exact spelling only */
+    CHECK(roialign_enum_parse(ROIALIGN_ENUM_POOL_MODE, NULL) == -1);
+    CHECK(roialign_enum_parse((roialign_enum_kind)-1, "NCHW") == -1);
+    /* Counting up until NULL lists every value, and each name parses back to its value. */
+    int kind, value, count = 0;
+    for (kind = ROIALIGN_ENUM_LAYOUT; kind <= ROIALIGN_ENUM_STATUS; ++kind) {
+      for (value = 0; roialign_enum_name((roialign_enum_kind)kind, value) != NULL; ++value, ++count) {
+        CHECK(roialign_enum_parse((roialign_enum_kind)kind, roialign_enum_name((roialign_enum_kind)kind, value)) ==
+              value);
+      }
+    }
+    CHECK(count == 2 + 3 + 3 + 4 + 3 + 5);
+  }
+
   if (failures == 0) printf("c_api_test: all checks passed\n");
   return failures == 0 ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 // libroialign_openvino.so: core.add_extension(path) registers the op and the ONNX conversion of RoiAlign.
-#include "engines/openvino/onnx_opset.h"
-#include "engines/openvino/onnx_roi_align.h"
-#include "engines/openvino/roialign_op.h"
+#include "onnx_opset.h"
+#include "onnx_roi_align.h"
+#include "roialign_op.h"
 #include "openvino/core/extension.hpp"
 #include "openvino/core/op_extension.hpp"
 #include "openvino/frontend/onnx/extension/conversion.hpp"

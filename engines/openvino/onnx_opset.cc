@@ -1,4 +1,4 @@
-#include "engines/openvino/onnx_opset.h"
+#include "onnx_opset.h"
 
 #include <cstdlib>
 #include <string>

@@ -11,7 +11,7 @@
 
 #include <memory>
 
-#include "engines/openvino/roialign_op.h"
+#include "roialign_op.h"
 #include "openvino/frontend/extension/telemetry.hpp"
 
 namespace roialign_openvino {

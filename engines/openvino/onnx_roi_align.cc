@@ -1,11 +1,11 @@
-#include "engines/openvino/onnx_roi_align.h"
+#include "onnx_roi_align.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "engines/openvino/onnx_opset.h"
-#include "engines/openvino/roialign_op.h"
+#include "onnx_opset.h"
+#include "roialign_op.h"
 #include "openvino/core/except.hpp"
 #include "openvino/op/convert.hpp"
 

@@ -1,10 +1,11 @@
-#include "engines/openvino/roialign_op.h"
+#include "roialign_op.h"
+
+#include <string>
 
 #include <cstdint>
 #include <vector>
 
-#include "core/enums.h"
-#include "engines/openvino/tbb_threadpool.h"
+#include "tbb_threadpool.h"
 #include "openvino/core/except.hpp"
 
 namespace roialign_openvino {
@@ -55,14 +56,26 @@ RoiAlign::RoiAlign(const ov::Output<ov::Node>& map, const ov::Output<ov::Node>& 
   constructor_validate_and_infer_types();
 }
 
+namespace {
+
+// "LEGACY, HALF_PIXEL, ...": every name of the enum `kind`, as the library spells them.
+std::string NamesOf(roialign_enum_kind kind) {
+  std::string names;
+  for (int32_t v = 0; const char* name = roialign_enum_name(kind, v); ++v) names += (v ? ", " : "") + std::string(name);
+  return names;
+}
+
+}  // namespace
+
 roialign_params RoiAlign::Params(roialign_dtype dtype) const {
-  roialign::CoordinateMode coord = roialign::CoordinateMode::kLegacy;
-  roialign::PoolMode pool;
   const bool pending = coordinate_mode_ == kOnnxOpsetDefault;  // selects like LEGACY (see the header)
-  NODE_VALIDATION_CHECK(this, pending || roialign::internal::ParseEnum(coordinate_mode_, &coord),
-                        "unknown coordinate_mode '", coordinate_mode_, "' (LEGACY, HALF_PIXEL, HALF_PIXEL_CENTERED)");
-  NODE_VALIDATION_CHECK(this, roialign::internal::ParseEnum(pool_mode_, &pool), "unknown pool_mode '", pool_mode_,
-                        "' (AVG, MAX, MAX_ONNX)");
+  const int32_t coord =
+      pending ? ROIALIGN_COORD_LEGACY : roialign_enum_parse(ROIALIGN_ENUM_COORDINATE_MODE, coordinate_mode_.c_str());
+  const int32_t pool = roialign_enum_parse(ROIALIGN_ENUM_POOL_MODE, pool_mode_.c_str());
+  NODE_VALIDATION_CHECK(this, coord >= 0, "unknown coordinate_mode '", coordinate_mode_, "' (",
+                        NamesOf(ROIALIGN_ENUM_COORDINATE_MODE), ")");
+  NODE_VALIDATION_CHECK(this, pool >= 0, "unknown pool_mode '", pool_mode_, "' (", NamesOf(ROIALIGN_ENUM_POOL_MODE),
+                        ")");
   NODE_VALIDATION_CHECK(this, sampling_ratio_ >= INT32_MIN && sampling_ratio_ <= INT32_MAX,
                         "sampling_ratio ", sampling_ratio_, " is out of range");
   roialign_params p;

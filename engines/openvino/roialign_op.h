@@ -59,8 +59,8 @@ class RoiAlign : public ov::op::Op {
   int64_t pooled_height_ = 1, pooled_width_ = 1;
   float spatial_scale_ = 1.0f;
   int64_t sampling_ratio_ = 0;
-  std::string coordinate_mode_ = "HALF_PIXEL";  // LEGACY, HALF_PIXEL or HALF_PIXEL_CENTERED
-  std::string pool_mode_ = "AVG";               // AVG, MAX or MAX_ONNX
+  std::string coordinate_mode_ = "HALF_PIXEL";  // a name of roialign_enum_name(ROIALIGN_ENUM_COORDINATE_MODE)
+  std::string pool_mode_ = "AVG";               // a name of roialign_enum_name(ROIALIGN_ENUM_POOL_MODE)
   // Selected in validate_and_infer_types (when the map's type is known, and again if it or an attribute
   // changes, e.g. when a plugin lowers f16 to f32); evaluate only runs it.
   std::shared_ptr<SelectedKernel> kernel_;

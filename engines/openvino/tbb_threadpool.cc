@@ -1,4 +1,4 @@
-#include "engines/openvino/tbb_threadpool.h"
+#include "tbb_threadpool.h"
 
 #include <algorithm>
 #include <cstdint>

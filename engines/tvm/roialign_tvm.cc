@@ -36,33 +36,40 @@ namespace ffi = tvm::ffi;
 
 // ---- Attributes -> roialign_params ----
 
-roialign_coordinate_mode ParseCoordinateMode(const std::string& s) {
-  if (s == "legacy") return ROIALIGN_COORD_LEGACY;
-  if (s == "half_pixel") return ROIALIGN_COORD_HALF_PIXEL;
-  if (s == "half_pixel_centered") return ROIALIGN_COORD_HALF_PIXEL_CENTERED;
-  if (s == "legacy_unclamped") return ROIALIGN_COORD_LEGACY_UNCLAMPED;
-  TVM_FFI_THROW(ValueError) << "roialign: unknown coordinate_mode \"" << s
-                            << "\"; expected \"legacy\", \"half_pixel\", \"half_pixel_centered\" or \"legacy_unclamped\"";
+// The name TVM's attributes use for a value of the enum `kind`: the library's name (roialign_enum_name), lower-case
+// except for layouts ("NCHW"); dtypes as TVM and numpy spell them ("F32" -> "float32", "BF16" -> "bfloat16").
+std::string TvmName(roialign_enum_kind kind, const char* name) {
+  std::string out;
+  for (const char* c = name; *c != '\0'; ++c) {
+    const char lower = static_cast<char>(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    if (kind == ROIALIGN_ENUM_LAYOUT) {
+      out += *c;
+    } else if (kind == ROIALIGN_ENUM_DTYPE && lower == 'f') {
+      out += "float";
+    } else {
+      out += lower;
+    }
+  }
+  return out;
 }
 
-roialign_pool_mode ParsePoolMode(const std::string& s) {
-  if (s == "avg") return ROIALIGN_POOL_AVG;
-  if (s == "max") return ROIALIGN_POOL_MAX;
-  if (s == "max_onnx") return ROIALIGN_POOL_MAX_ONNX;
-  TVM_FFI_THROW(ValueError) << "roialign: unknown pool_mode \"" << s << "\"; expected \"avg\", \"max\" or \"max_onnx\"";
-}
-
-roialign_layout ParseLayout(const std::string& s) {
-  if (s == "NCHW") return ROIALIGN_LAYOUT_NCHW;
-  if (s == "NHWC") return ROIALIGN_LAYOUT_NHWC;
-  TVM_FFI_THROW(ValueError) << "roialign: unknown layout \"" << s << "\"; expected \"NCHW\" or \"NHWC\"";
+// The value of `kind` whose TvmName is `s`; else an error of type T that lists the names.
+template <typename Enum>
+Enum ParseName(roialign_enum_kind kind, const std::string& s, const char* what) {
+  std::string names;
+  for (int32_t v = 0; const char* name = roialign_enum_name(kind, v); ++v) {
+    const std::string tvm_name = TvmName(kind, name);
+    if (tvm_name == s) return static_cast<Enum>(v);
+    names += (v ? ", \"" : "\"") + tvm_name + "\"";
+  }
+  if (kind == ROIALIGN_ENUM_DTYPE) {
+    TVM_FFI_THROW(TypeError) << "roialign: dtype \"" << s << "\" is not served; expected one of " << names;
+  }
+  TVM_FFI_THROW(ValueError) << "roialign: unknown " << what << " \"" << s << "\"; expected one of " << names;
 }
 
 roialign_dtype ParseDTypeName(const std::string& s) {
-  if (s == "float32") return ROIALIGN_DTYPE_F32;
-  if (s == "float16") return ROIALIGN_DTYPE_F16;
-  if (s == "bfloat16") return ROIALIGN_DTYPE_BF16;
-  TVM_FFI_THROW(TypeError) << "roialign: dtype \"" << s << "\" is not served; expected float32, float16 or bfloat16";
+  return ParseName<roialign_dtype>(ROIALIGN_ENUM_DTYPE, s, "dtype");
 }
 
 std::string DTypeText(DLDataType t) { return std::string(ffi::DLDataTypeToString(t)); }
@@ -91,9 +98,10 @@ roialign_params ParamsOf(int64_t pooled_h, int64_t pooled_w, double spatial_scal
   p.pooled_width = pooled_w;
   p.spatial_scale = static_cast<float>(spatial_scale);
   p.sampling_ratio = CheckedInt32(sampling_ratio, "sampling_ratio");
-  p.coordinate_mode = ParseCoordinateMode(coordinate_mode);
-  p.pool_mode = ParsePoolMode(pool_mode);
-  p.layout = ParseLayout(layout);
+  p.coordinate_mode =
+      ParseName<roialign_coordinate_mode>(ROIALIGN_ENUM_COORDINATE_MODE, coordinate_mode, "coordinate_mode");
+  p.pool_mode = ParseName<roialign_pool_mode>(ROIALIGN_ENUM_POOL_MODE, pool_mode, "pool_mode");
+  p.layout = ParseName<roialign_layout>(ROIALIGN_ENUM_LAYOUT, layout, "layout");
   p.dtype = dtype;
   return p;
 }

@@ -234,6 +234,25 @@ ROIALIGN_API roialign_status roialign_nhwc_to_nchw_with_threadpool(roialign_dtyp
                                                                    int64_t width, void* output,
                                                                    const roialign_threadpool* pool);
 
+/* ---- Names of the enum values (the library's one list; bindings and engines read it instead of copies) ---- */
+
+typedef enum {
+  ROIALIGN_ENUM_LAYOUT = 0,          /* roialign_layout: "NCHW", "NHWC" */
+  ROIALIGN_ENUM_DTYPE = 1,           /* roialign_dtype: "F32", "F16", "BF16" */
+  ROIALIGN_ENUM_POOL_MODE = 2,       /* roialign_pool_mode: "AVG", "MAX", "MAX_ONNX" */
+  ROIALIGN_ENUM_COORDINATE_MODE = 3, /* roialign_coordinate_mode: "LEGACY", "HALF_PIXEL", ... */
+  ROIALIGN_ENUM_LEVEL_RULE = 4,      /* roialign_level_rule: "SCALE", "GIVEN", "OPENVINO" */
+  ROIALIGN_ENUM_STATUS = 5           /* roialign_status: "OK", "INVALID_ARGUMENT", ... */
+} roialign_enum_kind;
+
+/* The name of `value` in the enum `kind` (a static string), or NULL when either is unknown. The values of each
+   enum are 0, 1, 2, ... with no gaps, so counting up from 0 until NULL lists them all. */
+ROIALIGN_API const char* roialign_enum_name(roialign_enum_kind kind, int32_t value);
+
+/* The value of the enum `kind` named `name`, spelled exactly as roialign_enum_name spells it; -1 when `kind` is
+   unknown, `name` is NULL or no value has that name. */
+ROIALIGN_API int32_t roialign_enum_parse(roialign_enum_kind kind, const char* name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """RoIAlign (roi_align) for CPUs, with SIMD kernels for NCHW and NHWC feature maps.
 
 ``roialign.roi_align`` is a drop-in for ``torchvision.ops.roi_align`` (forward only) that also takes numpy arrays,
@@ -26,16 +28,31 @@ import sys
 
 import numpy as np
 
-from . import _result_memory, _roialign
+from . import _roialign
 
 __version__ = _roialign.__version__
-__all__ = ["roi_align", "multi_scale_roi_align", "select", "Kernel", "query_target", "targets", "implementations",
-           "set_result_memory_limit"]
+__all__ = ["roi_align", "multi_scale_roi_align", "select", "Kernel", "query_target", "targets", "implementations"]
 
-_LAYOUTS = dict(_roialign.LAYOUTS)                    # "NCHW", "NHWC"
-_DTYPES = dict(_roialign.DTYPES)                      # "float32", "float16", "bfloat16"
-_POOL_MODES = dict(_roialign.POOL_MODES)              # "avg", "max", "max_onnx"
-_COORDINATE_MODES = dict(_roialign.COORDINATE_MODES)  # "legacy", "half_pixel", "half_pixel_centered", ...
+
+def _table(kind):
+    """{name in this API: value} for one of the library's enums, from its own names (roialign_enum_name): lower
+    case ("avg", "half_pixel", "scale"), except layouts ("NCHW"); dtypes as numpy and torch spell them ("F32" ->
+    "float32", "BF16" -> "bfloat16")."""
+    table = {}
+    for value, name in enumerate(_roialign.enum_names(kind)):
+        if kind == "dtype":
+            name = name.lower().replace("f", "float")
+        elif kind != "layout":
+            name = name.lower()
+        table[name] = value
+    return table
+
+
+_LAYOUTS = _table("layout")
+_DTYPES = _table("dtype")
+_POOL_MODES = _table("pool_mode")
+_COORDINATE_MODES = _table("coordinate_mode")
+_LEVEL_RULES = _table("level_rule")
 
 
 def _names(table):
@@ -157,11 +174,9 @@ def _to_numpy(a, what):
     return np.asarray(a)
 
 
-def _float32_rows(a, what, columns):
+def _float32_rows(a, what):
     if a.dtype.kind != "f":
         raise TypeError("%s must hold floating-point coordinates; got %s" % (what, a.dtype))
-    if a.ndim != 2 or a.shape[1] != columns:
-        raise ValueError("%s must be [%s, %d]; got shape %s" % (what, "K" if columns == 5 else "L", columns, a.shape))
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
@@ -175,7 +190,7 @@ def _boxes(boxes):
                 raise ValueError("boxes[%d] must be [L, 4] (x1, y1, x2, y2): a list of boxes holds one such array per "
                                  "image, as torchvision's List[Tensor]; got shape %s (for rows that carry their batch "
                                  "index pass one [K, 5] array)" % (i, b.shape))
-            per_image.append(_float32_rows(b, "boxes[%d]" % i, 4))
+            per_image.append(_float32_rows(b, "boxes[%d]" % i))
         if per_image:
             rois = np.ascontiguousarray(np.concatenate(per_image, axis=0))
         else:
@@ -184,27 +199,24 @@ def _boxes(boxes):
         batch_indices = np.repeat(np.arange(len(per_image), dtype=np.int64), counts)
         return rois, batch_indices
     b = _to_numpy(boxes, "boxes")
-    if b.ndim != 2 or b.shape[-1] != 5:
+    if b.ndim != 2:  # the extents are the extension's to check, with the library's other checks
         raise ValueError("boxes must be [K, 5] (batch_index, x1, y1, x2, y2) or a list of [L, 4] per image; got "
                          "shape %s" % (b.shape,))
-    return _float32_rows(b, "boxes", 5), None
+    return _float32_rows(b, "boxes"), None
 
 
-# New torch results at least this large get transparent huge pages, as numpy gives its arrays of 4 MiB and more.
+# New torch results at least this large get transparent huge pages, as numpy gives its own arrays of 4 MiB and more
+# (docs/python.md, "New results").
 _HUGE_PAGE_RESULT_BYTES = 4 << 20
-# The buffers of large new results, recycled once dropped (_result_memory.py).
-_RESULT_MEMORY = _result_memory.ResultMemory()
 
 
-def set_result_memory_limit(nbytes):
-    """Bounds the memory the package keeps for recycling large new results (default 256 MiB; 0 keeps none) and
-    releases the free buffers beyond it. Returns the previous limit. Results of 4 MiB and more come from buffers
-    that earlier results, now dropped, used: no page faults on the first write (docs/python.md, "Result memory")."""
-    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral):
-        raise TypeError("nbytes must be an int, got %s" % type(nbytes).__name__)
-    if nbytes < 0:
-        raise ValueError("nbytes must be >= 0, got %d" % nbytes)
-    return _RESULT_MEMORY.set_limit(int(nbytes))
+def _aligned_empty(shape, dtype):
+    """numpy.empty starting on a 64-byte boundary, as torch allocates. numpy starts large arrays 16 bytes past one,
+    where the kernels cannot stream their stores into the result (docs/python.md, "Arrays")."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    buffer = np.empty(nbytes + 64, dtype=np.uint8)
+    start = -buffer.ctypes.data % 64
+    return buffer[start:start + nbytes].view(dtype).reshape(shape)
 
 
 def _result(out, kind, k, c, output_size, layout, dtype):
@@ -214,25 +226,20 @@ def _result(out, kind, k, c, output_size, layout, dtype):
     nhwc = layout == "NHWC"
     memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
     if out is not None:
-        return out, _out_memory(out, memory_shape, layout, dtype)
-    # numpy has no bfloat16: its bits travel as int16 (torch.from_numpy takes no uint16).
-    np_dtype = np.int16 if dtype == "bfloat16" else np.dtype(dtype)
+        return out, _out_memory(out, layout, dtype)
     if kind != "torch":
-        memory = _RESULT_MEMORY.empty(memory_shape, np_dtype)
+        # numpy has no bfloat16: its bits travel as int16.
+        memory = _aligned_empty(memory_shape, np.dtype(np.int16 if dtype == "bfloat16" else dtype))
         return memory, memory
     torch = _torch()
-    kept = _RESULT_MEMORY.take(memory_shape, np_dtype)
-    if kept is not None:  # numpy memory: numpy already asked for huge pages
-        memory = torch.from_numpy(kept).view(getattr(torch, dtype))
-    else:
-        memory = torch.empty(memory_shape, dtype=getattr(torch, dtype))
-        nbytes = memory.numel() * memory.element_size()
-        if nbytes >= _HUGE_PAGE_RESULT_BYTES:  # before the kernel's first touch (_roialign.advise_huge_pages)
-            _roialign.advise_huge_pages(memory.data_ptr(), nbytes)
+    memory = torch.empty(memory_shape, dtype=getattr(torch, dtype))
+    nbytes = memory.numel() * memory.element_size()
+    if nbytes >= _HUGE_PAGE_RESULT_BYTES:  # before the kernel's first touch (_roialign.advise_huge_pages)
+        _roialign.advise_huge_pages(memory.data_ptr(), nbytes)
     return (memory.permute(0, 3, 1, 2) if nhwc else memory), memory  # NHWC: [K, C, PH, PW] channels_last
 
 
-def _out_memory(out, memory_shape, layout, kernel_dtype):
+def _out_memory(out, layout, kernel_dtype):
     """``out`` seen as a dense array in memory order, or TypeError / ValueError (nothing is written)."""
     nhwc = layout == "NHWC"
     if _is_tensor(out):
@@ -241,12 +248,9 @@ def _out_memory(out, memory_shape, layout, kernel_dtype):
         if out.requires_grad:
             raise ValueError("out requires grad; roialign cannot write it in place")
         dtype = _dtype_name(out.dtype)
-        k, a, b, c = memory_shape
-        shape = (k, c, a, b) if nhwc else memory_shape  # torch: always [K, C, PH, PW]
         form = "[K, C, PH, PW] %s" % ("in channels_last memory" if nhwc else "contiguous")
     elif isinstance(out, np.ndarray):
         dtype = _dtype_name(out.dtype)
-        shape = memory_shape
         form = "[K, PH, PW, C], C-contiguous" if nhwc else "[K, C, PH, PW], C-contiguous"
         if not out.flags.writeable:
             raise ValueError("out is read-only")
@@ -254,8 +258,8 @@ def _out_memory(out, memory_shape, layout, kernel_dtype):
         raise TypeError("out must be a numpy array or a torch tensor; got %s" % type(out).__name__)
     if dtype != kernel_dtype:
         raise TypeError("out has dtype %s; this kernel writes %s" % (dtype, kernel_dtype))
-    if tuple(out.shape) != tuple(shape):
-        raise ValueError("out must be %s with shape %s; got %s" % (form, tuple(shape), tuple(out.shape)))
+    if len(out.shape) != 4:  # its extents are the extension's to check
+        raise ValueError("out must be %s; got shape %s" % (form, tuple(out.shape)))
     if not _is_dense(out, nhwc and _is_tensor(out)):
         raise ValueError("out must be %s (roialign writes it in place, so it cannot copy it)" % form)
     return out.permute(0, 2, 3, 1) if nhwc and _is_tensor(out) else out
@@ -446,7 +450,7 @@ def _select_multi_level_cached(target, ph, pw, scales, sampling_ratio, coordinat
                                canonical_size, canonical_level):
     return _roialign.select_multi_level(target, ph, pw, list(scales), sampling_ratio,
                                         _COORDINATE_MODES[coordinate_mode], _POOL_MODES["avg"], _LAYOUTS[layout],
-                                        _DTYPES[dtype], _roialign.LEVEL_RULES[rule], canonical_size, canonical_level)
+                                        _DTYPES[dtype], _LEVEL_RULES[rule], canonical_size, canonical_level)
 
 
 def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling_ratio=-1, aligned=False, *,
@@ -521,8 +525,6 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
                                         "half_pixel" if aligned else "legacy", layout, maps[0].dtype, rule,
                                         float(canonical_scale), int(canonical_level))
     rois, batch_indices = _boxes(boxes)
-    if level_array is not None and level_array.shape[0] != rois.shape[0]:
-        raise ValueError("levels has %d values for %d boxes" % (level_array.shape[0], rois.shape[0]))
     result, out_memory = _result(out, maps[0].kind, rois.shape[0], maps[0].channels, (ph, pw), layout, maps[0].dtype)
     kernel.run([m.memory for m in maps], rois, batch_indices, level_array, out_memory, int(num_threads))
     return result

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """roialign inside Apache TVM: a Relax pass that sends ``R.vision.roi_align`` to roialign's kernels.
 
     import tvm, roialign.tvm

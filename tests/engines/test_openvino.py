@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """libroialign_openvino.so inside OpenVINO: ONNX models read with core.add_extension(path) + read_model run roialign,
 and agree with ONNX Runtime on the same model.
 

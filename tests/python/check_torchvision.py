@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Independent cross-check of the roialign C API against torchvision.ops.roi_align.
 
 Usage:  /usr/bin/python3 check_torchvision.py /path/to/libroialign.so

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """roialign.multi_scale_roi_align (docs/multi-level.md) against torchvision's MultiScaleRoIAlign (Debian's) and,
 where it is importable, OpenVINO's ExperimentalDetectronROIFeatureExtractor with the OpenVINO rule.
 
@@ -12,15 +14,9 @@ import pytest
 
 import roialign
 
-try:
-    import torch
-    from torchvision.ops import MultiScaleRoIAlign
-except Exception:  # ImportError, or a broken torch install
-    if os.environ.get("ROIALIGN_REQUIRE_TORCHVISION") == "1":
-        raise
-    torch = None
+from conftest import needs_torch, torch, torchvision_ops
 
-needs_torch = pytest.mark.skipif(torch is None, reason="torch/torchvision not importable")
+MultiScaleRoIAlign = getattr(torchvision_ops, "MultiScaleRoIAlign", None)
 SCALES = [1 / 4, 1 / 8, 1 / 16, 1 / 32]
 
 
@@ -118,7 +114,7 @@ def test_given_levels_and_refusals():
         np.testing.assert_array_equal(got[k:k + 1], ref)
     with pytest.raises(ValueError, match="roi 2: level 4 is outside"):
         roialign.multi_scale_roi_align(maps, rois, 2, SCALES, 2, levels=[0, 1, 4])
-    with pytest.raises(ValueError, match="levels has 2 values for 3 boxes"):
+    with pytest.raises(ValueError, match="levels holds 2 values for 3 rois"):
         roialign.multi_scale_roi_align(maps, rois, 2, SCALES, 2, levels=[0, 1])
     with pytest.raises(ValueError, match="consecutive levels"):
         roialign.multi_scale_roi_align(maps, rois, 2, [1 / 4, 1 / 16, 1 / 32, 1 / 64])
@@ -179,7 +175,7 @@ def test_out_is_written_and_returned_and_untouched_on_error():
             roialign.multi_scale_roi_align(arrays, rois, (3, 2), SCALES, 2, layout=layout, levels=[4] * 9,
                                            out=sentinel)
         assert (sentinel == 7.0).all()
-    with pytest.raises(ValueError, match=r"shape \(9, 6, 3, 2\); got \(9, 6, 2, 3\)"):
+    with pytest.raises(ValueError, match=r"out has shape \(9, 6, 2, 3\); expected \(9, 6, 3, 2\)"):
         roialign.multi_scale_roi_align(maps, rois, (3, 2), SCALES, 2, out=np.empty((9, 6, 2, 3), np.float32))
     with pytest.raises(TypeError, match="out has dtype float16; this kernel writes float32"):
         roialign.multi_scale_roi_align(maps, rois, (3, 2), SCALES, 2, out=np.empty((9, 6, 3, 2), np.float16))

@@ -1,19 +1,17 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """roialign inside Apache TVM: libroialign_tvm.so (engines/tvm) and the Relax pass roialign.tvm.dispatch_roi_align.
 
 Needs apache-tvm (0.27) importable, e.g. from .peers via ROIALIGN_PEERS_PATH, and the library's path in
 ROIALIGN_TVM_LIBRARY. Skips when tvm is absent, except under ROIALIGN_REQUIRE_TVM=1 (.ci/test.sh sets it).
 """
 import os
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
-for _p in reversed([p for p in os.environ.get("ROIALIGN_PEERS_PATH", "").split(os.pathsep) if p]):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
-
+# conftest.py has put ROIALIGN_PEERS_PATH first on sys.path.
 try:
     # tvm-ffi would JIT-compile a torch addon on import when torch is importable; Debian's torch 1.13 cannot take
     # it, and each failed attempt costs seconds. tvm.relax calls the loader itself, hence the stub as well.
