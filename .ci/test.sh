@@ -4,7 +4,7 @@
 # The test command (docs/testing.md says what runs where and how long each stage takes).
 #   .ci/test.sh          on this CPU: the native build and its tests (every x86 SIMD target this CPU runs, the C API
 #                        from C99, the torchvision cross-check, the limit), the Python package (pip install .,
-#                        pytest), roialign inside TVM and OpenVINO, consumers of the installed package (C++ and
+#                        pytest), roialign inside TVM, OpenVINO and PyTorch, consumers of the installed package (C++ and
 #                        C-only), smoke runs of the layout report
 #   .ci/test.sh --all    all of that, then what CI adds: the build without OpenMP, ASan+UBSan, ThreadSanitizer, both
 #                        libFuzzer targets, and the aarch64 build under qemu on a NEON-only CPU, SVE at 512 bits and
@@ -71,6 +71,18 @@ if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
   ROIALIGN_REQUIRE_OPENVINO=1 ROIALIGN_PEERS_PATH="$root/.peers" \
     ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
     .ci/python -m pytest -p no:cacheprovider -q tests/engines/test_openvino.py
+fi
+
+if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
+  stage "PyTorch operators (engines/torch, Debian's libtorch-dev): torch.ops.roialign, roialign.nn, TorchScript in "\
+"Python and C++, ONNX in ONNX Runtime and OpenVINO, Faster and Mask R-CNN"
+  cmake -S . -B "$build" -DROIALIGN_BUILD_TORCH_EXTENSION=ON >/dev/null
+  cmake --build "$build" -j "$jobs" --target roialign_torch roialign_torch_load_scripted
+  ROIALIGN_REQUIRE_TORCH_OPS=1 ROIALIGN_PEERS_PATH="$root/.peers" \
+    ROIALIGN_TORCH_LIBRARY="$build/engines/torch/libroialign_torch.so" \
+    ROIALIGN_TORCH_LOADER="$build/engines/torch/roialign_torch_load_scripted" \
+    ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
+    "$py/venv/bin/python" -I -m pytest -p no:cacheprovider -q tests/python/test_torch_ops.py
 fi
 
 stage "installed package consumed by an outside project (examples/)"
