@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The C API: a thin wrapper over the C++ API that never lets an exception cross the boundary.
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """roialign's poolers inside torchvision's detectors: every pooler call of a real forward, replayed.
 
 For Faster R-CNN, Mask R-CNN and Keypoint R-CNN (ResNet-50 FPN, weights=None, seeded), one forward on two images

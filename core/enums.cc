@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The public names of the enums (roialign.hpp), read from the one table in core/enums.h.
 #include "core/enums.h"
 

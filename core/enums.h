@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The one list of every public enum's values and names. Validation, selection, the registry's masks, the C
 // API, messages and the benchmarks' parsers all read these tables, so a new mode is added here (and in the
 // public headers, which fix its value) and nowhere else; switches over modes have no `default:`, so -Wswitch

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers for the messages every refusal carries.
 #ifndef ROIALIGN_CORE_MESSAGES_H_
 #define ROIALIGN_CORE_MESSAGES_H_

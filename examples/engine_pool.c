@@ -1,3 +1,5 @@
+/* Copyright 2026 The roialign Authors
+ * SPDX-License-Identifier: Apache-2.0 */
 /* An engine that owns its threads: it runs roialign on its own worker pool, so roialign opens no thread of its
  * own (no OpenMP region) inside the engine's process. */
 #include <stdio.h>

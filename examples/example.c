@@ -1,3 +1,5 @@
+/* Copyright 2026 The roialign Authors
+ * SPDX-License-Identifier: Apache-2.0 */
 /* The same from C: select, run, report errors through roialign_last_error(). */
 #include <stdio.h>
 

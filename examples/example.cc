@@ -1,3 +1,5 @@
+/* Copyright 2026 The roialign Authors
+ * SPDX-License-Identifier: Apache-2.0 */
 // Selects the best NCHW and NHWC kernels for this CPU and runs both on a small map; prints what was chosen.
 #include <cstdio>
 #include <vector>

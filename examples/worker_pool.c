@@ -1,3 +1,5 @@
+/* Copyright 2026 The roialign Authors
+ * SPDX-License-Identifier: Apache-2.0 */
 /* A fixed pool of pthreads behind roialign's parallel_for contract: run task(context, i) for every i in
  * [0, count), on any worker, and return when all have finished. One loop runs at a time (parallel_for calls
  * are serialized), which is what an engine's per-operator pool does. */

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Runs a plan: per pass, the band transform (if any) and then the kernel on (channel block, RoI) tasks.
 #ifndef ROIALIGN_EXECUTION_EXECUTE_H_
 #define ROIALIGN_EXECUTION_EXECUTE_H_

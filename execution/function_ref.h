@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // A non-owning reference to a callable, for the parallel loop: unlike std::function it never allocates, so
 // launching a call's tasks cannot fail once its memory is acquired.
 #ifndef ROIALIGN_EXECUTION_FUNCTION_REF_H_

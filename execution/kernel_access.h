@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Lets selection construct a Kernel around what it selected, and tests reach it, without widening the public
 // class.
 #ifndef ROIALIGN_EXECUTION_KERNEL_ACCESS_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Threaded transposes of whole matrices, block by block with a kernel's block transposer: the public layout
 // transforms and the plan's band transform share them.
 #ifndef ROIALIGN_EXECUTION_LAYOUT_TRANSFORMS_H_

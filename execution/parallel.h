@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The one threading helper: independent tasks on OpenMP threads, or on the caller's thread pool.
 #ifndef ROIALIGN_EXECUTION_PARALLEL_H_
 #define ROIALIGN_EXECUTION_PARALLEL_H_

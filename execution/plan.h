@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The execution plan of one call: a plain function of the validated problem, what the kernel lets the planner
 // do, and the threads it may use. Run executes exactly this plan; tests build plans directly (with forced bands) and
 // execute them to cover every path whatever the heuristics decide.

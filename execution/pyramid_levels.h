@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The level rules of multi-level RoIAlign (docs/multi-level.md): which map of a feature pyramid pools a RoI.
 // Computed in float32 in the reference systems' order of operations, so that boxes on a level boundary land where
 // torchvision and OpenVINO put them.

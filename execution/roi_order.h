@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The order in which a plan visits RoIs. It never changes results (every output is computed the same way in any
 // order); it decides how often the same map pixels are fetched from beyond L2.
 #ifndef ROIALIGN_EXECUTION_ROI_ORDER_H_

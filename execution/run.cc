@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Kernel::Run: data validation, then the plan, executed with the kernel selection resolved.
 #include <memory>
 #include <new>

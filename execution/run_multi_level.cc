@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // MultiLevelKernel::Run: every level's shape and every RoI on its level validated first, then the RoIs grouped
 // by level (a counting sort) and each level's group run as one single-level plan on that level's map. Kernels
 // write each RoI's output in its own slot, so results are in input order with no scatter and no extra pass.

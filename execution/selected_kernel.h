@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Everything Run executes, resolved once at selection: the kernel for the requested dtype on the selected ISA,
 // the same ISA's transposer for the band transform, what the planner may do, and the kernel's working memory.
 #ifndef ROIALIGN_EXECUTION_SELECTED_KERNEL_H_

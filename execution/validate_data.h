@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Data validation at Run (docs/errors-and-limits.md): every data-dependent precondition in one pass, before any
 // write, so that the kernels never re-check and the output is untouched on error.
 #ifndef ROIALIGN_EXECUTION_VALIDATE_DATA_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // A kernel's working memory, kept between calls: per-thread scratch, the channels-last band buffer and the f32
 // partial state. Each Run takes one set from its kernel's pool and gives it back, so concurrent Runs of one
 // kernel never share memory and repeated Runs do not allocate once the buffers have grown to the largest call.

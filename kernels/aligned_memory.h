@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Working memory aligned for whole-vector access. A plain new[] of a few MB comes from mmap with a 16-byte header,
 // so every 64-byte AVX-512 load or store into it straddles two cache lines; on the NCHW kernel's channels-last
 // band that made each load two (docs/layouts.md, "Alignment").

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Per-target loads and stores of the element types the kernels serve, widened to and narrowed from f32 vectors:
 // f32 as is, IEEE binary16 (hwy::float16_t) and bfloat16 (hwy::bfloat16_t). Narrowing rounds to nearest even and
 // keeps NaN a NaN, bit for bit as kernels/half_float.h does. Highway 1.0.3 converts binary16 in hardware on

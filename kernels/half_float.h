@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Scalar conversions between f32 and the 16-bit storage types (IEEE binary16 and bfloat16), on their bit
 // patterns. Narrowing rounds to nearest, ties to even, and keeps NaN a (quiet) NaN: the contract of
 // docs/semantics.md. Highway 1.0.3's hwy::BF16FromF32 truncates, and its emulated f16 conversions (targets

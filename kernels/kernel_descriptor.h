@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // How a kernel file describes itself to the registry and the planner: its name, layout and dtypes, what the
 // planner may ask of it, and its entry point for every Highway target the file compiled. The registry builds
 // implementations from these descriptors alone.

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Merged taps for AVG pooling: a bin's average is separable, sum_samples sum_taps wy*wx*v = sum_r sum_c Wy[r] *
 // Wx[c] * v(r, c), where Wy[r] sums the y weights all of the bin's samples give pixel row r (likewise Wx). Samples
 // closer than a pixel share rows and columns, so a bin then reads each distinct pixel once instead of once per

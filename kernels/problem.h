@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // What a built-in kernel receives: the call's validated data (immutable for the whole call) and a per-pass view
 // that the execution layer's plan fills. Kernels assert preconditions and never re-check the data.
 #ifndef ROIALIGN_KERNELS_PROBLEM_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Per-target core shared by both layouts: pools one bin over channels-last data, vectorized over channels.
 // Included once per Highway target (toggle guard), by roi_align_nhwc.cc and roi_align_nchw.cc.
 #if defined(ROIALIGN_KERNELS_ROI_ALIGN_INL_H_) == defined(HWY_TARGET_TOGGLE)

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // roi_align_nchw: planar input, vectorized over channels without gathers. Per RoI and block of channels it
 // copies the RoI's distinct tap pixels (not its whole bounding box) into a channels-last tile in the map's element
 // type, then runs the NHWC inner loop on the tile (widening 16-bit elements as it loads them) and transposes the

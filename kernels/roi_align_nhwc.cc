@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // roi_align_nhwc: channels-last input, vectorized over channels; 16-bit maps are widened to f32 as they are loaded.
 // Compiled once per Highway target.
 #undef HWY_TARGET_INCLUDE

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The scalar reference of docs/semantics.md: the oracle every other implementation is tested against. Both
 // layouts, every mode, every dtype (16-bit elements widened to f32 as they are read, each result rounded once to
 // the output's type); written for clarity, not speed.

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Per-RoI geometry of docs/semantics.md, shared by the reference, the SIMD kernels and validation so that every
 // implementation computes bit-identical sample positions and tap weights.
 #ifndef ROIALIGN_KERNELS_ROI_GEOMETRY_H_

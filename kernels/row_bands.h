@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Row bands for channels-last kernels. A large map does not fit in the last-level cache, and RoIs sorted by
 // their rows still reach across most of it, so every tap pixel would come from DRAM. The execution plan instead
 // runs all RoIs over one band of map rows at a time (a few MB, cache-resident); each RoI's bins take the sample

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Per-thread working memory of the kernels, sized before the parallel region so that the hot path never
 // allocates. The execution layer keeps it with the kernel between calls (execution/working_memory.h).
 #ifndef ROIALIGN_KERNELS_SCRATCH_H_

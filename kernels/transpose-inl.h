@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Per-target transpose of a strided matrix in register tiles: f32 in 8x8 tiles of 256-bit registers on x86 AVX2
 // and up, else 4x4 tiles of 128-bit ones, optionally narrowed to the output's element type as it is stored, and
 // 16-bit elements in 8x8 tiles of 128-bit registers. Shared by the layout transform and the planar kernel, which

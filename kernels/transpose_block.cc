@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Block transposer for the layout transforms: dst[j * dst_stride + i] = src[i * src_stride + j] over one block,
 // in register tiles (transpose-inl.h): 8x8 for f32 where 256-bit registers exist, else 4x4, and 8x8 for the
 // 16-bit types, which move as their bit patterns. Compiled once per Highway target; the execution layer

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The registry of roi_align implementations: one list, read by selection, the tests and the benchmarks.
 #ifndef ROIALIGN_STRATEGY_REGISTRY_H_
 #define ROIALIGN_STRATEGY_REGISTRY_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Selection: attribute validation, matching against the registry, and refusals that explain themselves.
 #include <algorithm>
 #include <memory>

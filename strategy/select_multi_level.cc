@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Selection of a multi-level kernel: the level attributes, then the single-level selection every level runs.
 #include <string>
 

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Target names, the Highway ISA behind each built-in SIMD target, and what this CPU supports.
 #ifndef ROIALIGN_STRATEGY_TARGETS_H_
 #define ROIALIGN_STRATEGY_TARGETS_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Attribute validation at selection (docs/errors-and-limits.md): a request with a bad attribute never gets a
 // kernel.
 #ifndef ROIALIGN_STRATEGY_VALIDATE_PARAMS_H_

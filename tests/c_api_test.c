@@ -1,3 +1,5 @@
+/* Copyright 2026 The roialign Authors
+ * SPDX-License-Identifier: Apache-2.0 */
 /* The C API from C99: selection, running, refusals with messages, queries and layout transforms. */
 #include <math.h>
 #include <stdint.h>

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // One kernel object run from many threads at once, each on its own data, with results identical to a
 // sequential run (a roialign_kernel is immutable after selection).
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The 16-bit conversions: the scalar ones (kernels/half_float.h) against an oracle that picks the nearest
 // representable value by comparing decoded values, and the vector ones (kernels/convert-inl.h) of every Highway
 // target this build compiled and this CPU runs against the scalar ones, bit for bit (NaN: any NaN). Inputs: every

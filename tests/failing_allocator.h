@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // A malloc that fails on request, for the out-of-memory test. The test executable defines the C allocation
 // functions (failing_allocator.cc), so every allocation of the process goes through them: the library's
 // operator new, Highway's aligned allocations and libgomp's. Not for sanitizer builds, which own malloc.

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Every SIMD implementation this build compiled and this CPU runs, for every dtype it serves, against the scalar
 // reference: each layout, pool mode, coordinate mode, sampling mode and RoI format, on shapes that exercise vector
 // tails; for the 16-bit dtypes also values where the final rounding matters.

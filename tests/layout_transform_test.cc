@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // NCHW <-> NHWC transforms against a naive loop, f32 and 16-bit, on every Highway target compiled (the test shares
 // the library's HWY_TARGETS definitions) that this CPU supports, with shapes that leave partial tiles (4x4 for
 // f32, 8x8 for 16-bit) and partial 64x64 blocks, for any thread count.

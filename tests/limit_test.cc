@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The limit's counts (bench/limit.h) against the semantics: the operations bound is D - B of the pixels and bins
 // the scalar reference really depends on, the input bytes are the pixels whose Inf reaches the output, and on
 // every standard workload in every pool mode the bound never exceeds what the kernels execute.

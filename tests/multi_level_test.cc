@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Multi-level RoIAlign (docs/multi-level.md): every compiled implementation and dtype against the scalar
 // reference run level by level; the level rules on boxes whose level is known by hand; the edge cases (empty
 // levels, every RoI on one level, zero-area boxes under each rule, clamped levels); and the refusals.

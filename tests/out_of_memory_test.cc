@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Every public entry point with each of its allocations failing in turn (that one alone, and it with every later
 // one), and with every request above a size failing: the call returns OUT_OF_MEMORY with a message or succeeds,
 // never writes its output when it fails, never crashes or aborts, and the next clean call gives the same bits.

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The scalar reference ("generic" target) against values worked out by hand, and the edge cases of docs/semantics.md.
 #include <gtest/gtest.h>
 

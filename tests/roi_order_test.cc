@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The plan's RoI order (execution/roi_order.h): the Hilbert index is a curve through every cell whose steps join
 // neighbouring cells, and LocalityOrder is a permutation of the RoIs it runs, grouped by image, that follows it.
 #include <gtest/gtest.h>

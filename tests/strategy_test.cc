@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The strategy layer: target parsing, refusals at selection (with messages that list what is supported), one
 // implementation per compiled ISA selectable exactly when this CPU has it, custom targets, queries, and a
 // registry that stays consistent while threads select and register at once.

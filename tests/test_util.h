@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers for the GoogleTest suites: problems, running kernels, the tolerance.
 #ifndef ROIALIGN_TESTS_TEST_UTIL_H_
 #define ROIALIGN_TESTS_TEST_UTIL_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Runs on the caller's thread pool (roialign_run_with_threadpool and the C++ overloads): bit-identical to the
 // OpenMP path at any pool size, bad pools refused before anything runs, validation before the first task, the
 // layout transforms, and registered implementations that receive the pool.

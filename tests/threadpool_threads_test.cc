@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Its own process, which never opens an OpenMP region: with the caller's pool, roialign runs every parallel
 // step on that pool's workers and starts no thread of its own, so the process holds exactly the caller's
 // threads and the pools' workers during and after each call.

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // Every data error of docs/errors-and-limits.md is refused with a message naming the problem, and leaves the output
 // exactly as it was (canary-filled), on every layout and dtype and on the SIMD and reference targets.
 #include <gtest/gtest.h>

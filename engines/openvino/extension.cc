@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // libroialign_openvino.so: core.add_extension(path) registers the op and the ONNX conversion of RoiAlign.
 #include "onnx_opset.h"
 #include "onnx_roi_align.h"

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // How an ONNX RoiAlign node without coordinate_transformation_mode learns the model's opset.
 //
 // The attribute's default changed in opset 16 (output_half_pixel before, half_pixel since), and OpenVINO's ONNX

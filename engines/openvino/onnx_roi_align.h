@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // ONNX RoiAlign (opset 10 and 16) -> roialign_openvino::RoiAlign, for OpenVINO's ONNX frontend.
 #ifndef ROIALIGN_ENGINES_OPENVINO_ONNX_ROI_ALIGN_H_
 #define ROIALIGN_ENGINES_OPENVINO_ONNX_ROI_ALIGN_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // The OpenVINO operation that runs a roialign kernel: RoIAlign on an NCHW map with [K,4] boxes and K batch indices
 // (ONNX's and OpenVINO's form). The kernel is selected when the node's input types are known, never in evaluate.
 #ifndef ROIALIGN_ENGINES_OPENVINO_ROIALIGN_OP_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // roialign's caller-pool interface over TBB, the threading runtime of OpenVINO's CPU plugin (and of the wheel).
 #ifndef ROIALIGN_ENGINES_OPENVINO_TBB_THREADPOOL_H_
 #define ROIALIGN_ENGINES_OPENVINO_TBB_THREADPOOL_H_

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // A LibTorch program that runs a TorchScript model using roialign's operators, as a C++ deployment would: it links
 // libroialign_torch.so (which registers torch.ops.roialign.* when it loads), loads the model saved from Python and
 // a data module holding the inputs and the eager results, and checks that the model reproduces them bit for bit.

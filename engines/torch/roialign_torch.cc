@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // roialign's kernels as PyTorch operators, torch.ops.roialign.roi_align and torch.ops.roialign.multi_scale_roi_align
 // (docs/torch.md). Registered with the dispatcher, so that TorchScript can script, trace, save and load them and
 // LibTorch programs can call them; CPU kernels on roialign's C API, run on torch's intra-op threads; a Meta kernel

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // libroialign_tvm.so: roialign as TVM FFI global functions, for Relax's call_dps_packed (docs/tvm.md).
 //
 //   roialign.roi_align_dps(data, rois, pooled_h, pooled_w, spatial_scale, sampling_ratio,

@@ -1,3 +1,5 @@
+/* Copyright 2026 The roialign Authors
+ * SPDX-License-Identifier: Apache-2.0 */
 /* roialign: RoIAlign forward on CPUs. Stable C API (C99).
  *
  * Flow: roialign_select() validates the attributes and picks one implementation for a target (or refuses),

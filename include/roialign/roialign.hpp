@@ -1,3 +1,5 @@
+/* Copyright 2026 The roialign Authors
+ * SPDX-License-Identifier: Apache-2.0 */
 // roialign C++ API. The C API (roialign.h) is a thin, ABI-stable wrapper over the same objects; enum values are
 // identical in both. No SIMD or Highway here.
 // libroialign.so is built with hidden visibility: what it exports is marked ROIALIGN_API (from roialign.h).

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Loads roialign's PyTorch operator library (engines/torch/) into torch, once.
 
 After :func:`load`, ``torch.ops.roialign.roi_align`` and ``torch.ops.roialign.multi_scale_roi_align`` exist, and

@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """Drop-in modules for torchvision's poolers, on roialign's torch operators (docs/torch.md).
 
 ``RoIAlign`` and ``MultiScaleRoIAlign`` take torchvision's constructor arguments and ``forward`` signatures and

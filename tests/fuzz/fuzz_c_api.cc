@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target over the C API: random attributes (every dtype), shapes, RoIs (NaN, +-inf, huge, negative,
 // inverted), batch indices, RoI formats, targets and thread counts, on exactly-sized heap buffers (ASan guards
 // them). Every accepted call must match the reference; every refused call must leave the output untouched.

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target over the multi-level C API: random level counts, scales (powers of two or not, zero, negative,
 // NaN), level rules, canonical sizes and levels, per-level shapes (some empty), given levels (some out of range),
 // RoIs and targets, on exactly-sized heap buffers, one per level (ASan guards them). An accepted call must match

@@ -1,3 +1,5 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
 // What the libFuzzer targets share: reading attributes from the fuzzer's bytes, 16-bit element access, and the
 // accuracy check against the reference.
 #ifndef ROIALIGN_TESTS_FUZZ_FUZZ_SUPPORT_H_

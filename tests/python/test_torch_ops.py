@@ -1,3 +1,5 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
 """roialign's torch operators (engines/torch/) and modules (roialign.nn): results against torchvision, shapes on the
 Meta device, forward-only refusals, TorchScript (trace, script, save, load in a fresh process), torch.fx, ONNX export
 run in ONNX Runtime, and torchvision's own detectors with their poolers replaced.
