@@ -82,8 +82,10 @@ struct MultiLevelRun {
   std::string name;
   std::vector<float> out;
 };
+// Runs on `threads` OpenMP threads, or on `pool` when it is given.
 MultiLevelRun RunMultiLevel(const std::string& target, const MultiLevelParams& mp, const Pyramid& p,
-                            const int32_t* levels, bool batch_indices, int threads) {
+                            const int32_t* levels, bool batch_indices, int threads,
+                            const ThreadPool* pool = nullptr) {
   MultiLevelRun r;
   MultiLevelSelectResult sel = SelectMultiLevel(target, mp);
   if (!sel.ok()) {
@@ -110,7 +112,7 @@ MultiLevelRun RunMultiLevel(const std::string& target, const MultiLevelParams& m
   in.num_rois = p.rois.k();
   const size_t n = static_cast<size_t>(p.rois.k() * p.c * mp.params.pooled_height * mp.params.pooled_width);
   std::vector<unsigned char> out = StoreAs(mp.params.dtype, std::vector<float>(n, -777.0f));
-  r.status = sel.kernel.Run(in, out.data(), threads);
+  r.status = pool != nullptr ? sel.kernel.Run(in, out.data(), *pool) : sel.kernel.Run(in, out.data(), threads);
   r.out = WidenFrom(mp.params.dtype, out.data(), n);
   return r;
 }
@@ -317,28 +319,10 @@ TEST_P(MultiLevelTest, CallersThreadPoolGivesTheSameBits) {
   const MultiLevelParams mp = BaseParams();
   const MultiLevelRun omp = RunMultiLevel(target_, mp, p, nullptr, false, 2);
   ASSERT_TRUE(omp.status.ok()) << omp.status.message();
-  const MultiLevelSelectResult sel = SelectMultiLevel(target_, mp);
-  ASSERT_TRUE(sel.ok());
-  std::vector<std::vector<unsigned char>> stored;
-  std::vector<LevelMap> maps;
-  for (size_t l = 0; l < p.maps.size(); ++l) {
-    stored.push_back(StoreAs(mp.params.dtype, mp.params.layout == Layout::kNHWC
-                                                  ? ToNhwc(p.maps[l], p.n, p.c, p.heights[l], p.widths[l])
-                                                  : p.maps[l]));
-  }
-  for (size_t l = 0; l < p.maps.size(); ++l) maps.push_back({stored[l].data(), p.heights[l], p.widths[l]});
-  MultiLevelInputs in;
-  in.maps = maps.data();
-  in.num_maps = static_cast<int32_t>(maps.size());
-  in.batch = p.n;
-  in.channels = p.c;
-  in.rois = p.rois.rois5.data();
-  in.num_rois = p.rois.k();
-  std::vector<unsigned char> out = StoreAs(mp.params.dtype, std::vector<float>(omp.out.size(), -777.0f));
   const ThreadPool pool = {&ReversePool, nullptr, 3};
-  const Status s = sel.kernel.Run(in, out.data(), pool);
-  ASSERT_TRUE(s.ok()) << s.message();
-  const std::vector<float> got = WidenFrom(mp.params.dtype, out.data(), omp.out.size());
+  const MultiLevelRun pooled = RunMultiLevel(target_, mp, p, nullptr, false, 0, &pool);
+  ASSERT_TRUE(pooled.status.ok()) << pooled.status.message();
+  const std::vector<float>& got = pooled.out;
   EXPECT_EQ(0, std::memcmp(got.data(), omp.out.data(), got.size() * sizeof(float)));
 }
 
