@@ -78,6 +78,27 @@ def _is_tensor(obj):
     return torch is not None and isinstance(obj, torch.Tensor)
 
 
+def _forward_only(*objs):
+    """Refuses what would silently go wrong in torch: a result without the gradient an input asks for, or a result
+    that torch.jit.trace would record as a constant. The torch operators (roialign.nn, docs/torch.md) trace."""
+    torch = _torch()
+    if torch is None:
+        return
+    tensors = []
+    for o in objs:
+        tensors.extend(o if isinstance(o, (list, tuple)) else [o])
+    tensors = [t for t in tensors if isinstance(t, torch.Tensor)]
+    if not tensors:
+        return
+    if torch.jit.is_tracing():
+        raise RuntimeError("roialign: under torch.jit.trace this call's result would be stored as a constant; use "
+                           "torch.ops.roialign.roi_align or the roialign.nn modules, which trace (docs/torch.md)")
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        raise RuntimeError("roialign is forward-only: it has no backward, and an input requires grad. Run it under "
+                           "torch.no_grad() or torch.inference_mode(), detach the inputs, or use torchvision.ops "
+                           "for training")
+
+
 def _dtype_name(dtype):
     """'float32', 'float16' or 'bfloat16' for a dtype of numpy or torch, or a name; else TypeError."""
     torch = _torch()
@@ -334,6 +355,7 @@ class Kernel:
         a limit exceeded), NotImplementedError when the target cannot serve the request, MemoryError. When anything
         is raised, ``out`` is untouched.
         """
+        _forward_only(input, boxes)
         fmap = _Map(input, self.layout)
         if fmap.dtype != self.dtype:
             raise TypeError("input has dtype %s; this kernel takes %s (select it with dtype=%r)"
@@ -439,6 +461,7 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     outside [0, N), a non-finite coordinate, a limit exceeded); NotImplementedError with the library's message when
     the target cannot serve the request (e.g. float16 on a target without float16 kernels).
     """
+    _forward_only(input, boxes)
     fmap = _Map(input, _choose(layout, _LAYOUTS, "layout"))
     kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
                     aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=fmap.dtype)
@@ -489,6 +512,7 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
         raise TypeError("features must be a non-empty list of feature maps, one per level; got %s"
                         % type(features).__name__)
     layout = _choose(layout, _LAYOUTS, "layout")
+    _forward_only(features, boxes)
     maps = [_Map(f, layout) for f in features]
     for i, m in enumerate(maps[1:], 1):
         if m.kind != maps[0].kind or m.dtype != maps[0].dtype:

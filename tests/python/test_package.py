@@ -135,10 +135,27 @@ def test_channels_last_single_channel():
 def test_torch_input_requiring_grad_and_half_precision_boxes():
     x, boxes, pooled, scale = make_problem(7)
     xt = torch.from_numpy(x).requires_grad_(True)
-    got = roialign.roi_align(xt, torch.from_numpy(boxes).double(), pooled, scale)
-    assert not got.requires_grad  # forward only
+    # Forward only: with grad mode on, an input that requires grad is refused rather than its gradient dropped.
+    with pytest.raises(RuntimeError, match="roialign is forward-only"):
+        roialign.roi_align(xt, torch.from_numpy(boxes).double(), pooled, scale)
+    with pytest.raises(RuntimeError, match="roialign is forward-only"):
+        roialign.multi_scale_roi_align([xt], [torch.from_numpy(boxes[:, 1:])], pooled, [scale])
+    with torch.no_grad():
+        got = roialign.roi_align(xt, torch.from_numpy(boxes).double(), pooled, scale)
+    assert not got.requires_grad
     ref = tv_roi_align(torch.from_numpy(x), torch.from_numpy(boxes), pooled, scale)
     assert_close(got.numpy(), ref.numpy())
+
+
+@needs_torch
+def test_torch_jit_trace_is_refused_not_baked_in():
+    x, boxes, pooled, scale = make_problem(7)
+
+    def pool(a, b):
+        return roialign.roi_align(a, b, pooled, scale)
+
+    with pytest.raises(RuntimeError, match="torch.jit.trace"):
+        torch.jit.trace(pool, (torch.from_numpy(x), torch.from_numpy(boxes)))
 
 
 def test_zero_copy_for_dense_input():
