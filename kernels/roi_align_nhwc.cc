@@ -47,7 +47,8 @@ void RoiAlignNhwc(const Problem& p, const Pass& pass, int64_t roi_begin, int64_t
     // range, so that chunking (which changes AVG's rounding) never depends on how threads split the channels.
     const int64_t row_bytes = std::max<int64_t>(1, gw * 4 * C * static_cast<int64_t>(sizeof(T)));
     const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / row_bytes);
-    const TapRun* runs = g.runs.data() + roi.runs;  // AVG only
+    // AVG only: the call has no runs in the other pool modes (and an offset from their null data is undefined).
+    const TapRun* runs = p.params.pool_mode == PoolMode::kAvg ? g.runs.data() + roi.runs : nullptr;
     for (int64_t ph = 0; ph < PH; ++ph) {
       // Sample rows [ib, ie) of this row of bins belong to this pass's band.
       const AxisTap* ty = g.y.data() + roi.y + ph * gh;
