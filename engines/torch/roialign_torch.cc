@@ -25,33 +25,18 @@ namespace {
 
 // ---- Attributes ----
 
-// The value of `name` among `names` (one per enum value, in order), or an error that lists them.
-int ParseName(c10::string_view name, const std::vector<std::string>& names, const char* what) {
+// The value of the enum `kind` that `name` names in any case ("nhwc", "NHWC"), or an error that lists the names. The
+// names are the library's own (roialign_enum_name), never a copy.
+int ParseName(c10::string_view name, roialign_enum_kind kind, const char* what) {
   std::string upper(name.data(), name.size());
   for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (upper == names[i]) return static_cast<int>(i);
-  }
+  const int32_t value = roialign_enum_parse(kind, upper.c_str());
+  if (value >= 0) return value;
   std::string known;
-  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  for (int32_t v = 0; const char* n = roialign_enum_name(kind, v); ++v) {
+    known += (known.empty() ? "" : ", ") + std::string(n);
+  }
   TORCH_CHECK(false, "roialign: unknown ", what, " '", std::string(name.data(), name.size()), "' (one of ", known, ")");
-}
-
-const std::vector<std::string>& LayoutNames() {
-  static const std::vector<std::string> names = {"NCHW", "NHWC"};
-  return names;
-}
-const std::vector<std::string>& PoolNames() {
-  static const std::vector<std::string> names = {"AVG", "MAX", "MAX_ONNX"};
-  return names;
-}
-const std::vector<std::string>& CoordinateNames() {
-  static const std::vector<std::string> names = {"LEGACY", "HALF_PIXEL", "HALF_PIXEL_CENTERED", "LEGACY_UNCLAMPED"};
-  return names;
-}
-const std::vector<std::string>& LevelRuleNames() {
-  static const std::vector<std::string> names = {"SCALE", "GIVEN", "OPENVINO"};
-  return names;
 }
 
 roialign_dtype DTypeOf(const at::Tensor& t, const char* what) {
@@ -68,8 +53,8 @@ roialign_dtype DTypeOf(const at::Tensor& t, const char* what) {
 // torchvision's `aligned` picks the coordinate mode; an explicit coordinate_mode must agree with it.
 roialign_coordinate_mode CoordinateModeOf(bool aligned, const c10::optional<c10::string_view>& coordinate_mode) {
   if (!coordinate_mode.has_value()) return aligned ? ROIALIGN_COORD_HALF_PIXEL : ROIALIGN_COORD_LEGACY;
-  const auto mode =
-      static_cast<roialign_coordinate_mode>(ParseName(*coordinate_mode, CoordinateNames(), "coordinate_mode"));
+  const auto mode = static_cast<roialign_coordinate_mode>(
+      ParseName(*coordinate_mode, ROIALIGN_ENUM_COORDINATE_MODE, "coordinate_mode"));
   TORCH_CHECK(!(aligned && mode == ROIALIGN_COORD_LEGACY),
               "roialign: aligned=True contradicts coordinate_mode='LEGACY' (aligned=False is LEGACY)");
   return mode;
@@ -87,8 +72,8 @@ roialign_params ParamsOf(roialign_dtype dtype, double spatial_scale, int64_t poo
   p.spatial_scale = static_cast<float>(spatial_scale);
   p.sampling_ratio = static_cast<int32_t>(sampling_ratio);
   p.coordinate_mode = CoordinateModeOf(aligned, coordinate_mode);
-  p.pool_mode = static_cast<roialign_pool_mode>(ParseName(pool_mode, PoolNames(), "pool_mode"));
-  p.layout = static_cast<roialign_layout>(ParseName(layout, LayoutNames(), "layout"));
+  p.pool_mode = static_cast<roialign_pool_mode>(ParseName(pool_mode, ROIALIGN_ENUM_POOL_MODE, "pool_mode"));
+  p.layout = static_cast<roialign_layout>(ParseName(layout, ROIALIGN_ENUM_LAYOUT, "layout"));
   p.dtype = dtype;
   return p;
 }
@@ -105,28 +90,16 @@ std::string KeyOf(const Params& p) {
   return std::string(reinterpret_cast<const char*>(&p), sizeof(p));  // structs memset to 0 first: no stray padding
 }
 
-const roialign_kernel& SelectKernel(const roialign_params& p) {
+// The kernel `select` gives for `p`, selected on the first call with these attributes and kept for the process.
+template <typename Kernel, typename Params>
+const Kernel& CachedKernel(const Params& p, roialign_status (*select)(const char*, const Params*, Kernel**)) {
   static std::mutex mu;
-  static std::map<std::string, std::unique_ptr<roialign_kernel, KernelFree>> kernels;
+  static std::map<std::string, std::unique_ptr<Kernel, KernelFree>> kernels;
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = kernels[KeyOf(p)];
   if (!slot) {
-    roialign_kernel* k = nullptr;
-    const roialign_status s = roialign_select("host", &p, &k);
-    TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
-    slot.reset(k);
-  }
-  return *slot;
-}
-
-const roialign_multi_level_kernel& SelectMultiLevelKernel(const roialign_multi_level_params& p) {
-  static std::mutex mu;
-  static std::map<std::string, std::unique_ptr<roialign_multi_level_kernel, KernelFree>> kernels;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = kernels[KeyOf(p)];
-  if (!slot) {
-    roialign_multi_level_kernel* k = nullptr;
-    const roialign_status s = roialign_multi_level_select("host", &p, &k);
+    Kernel* k = nullptr;
+    const roialign_status s = select("host", &p, &k);
     TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
     slot.reset(k);
   }
@@ -151,7 +124,9 @@ roialign_threadpool TorchPool() {
 
 // ---- Shapes and memory ----
 
-bool IsNhwc(c10::string_view layout) { return ParseName(layout, LayoutNames(), "layout") == ROIALIGN_LAYOUT_NHWC; }
+bool IsNhwc(c10::string_view layout) {
+  return ParseName(layout, ROIALIGN_ENUM_LAYOUT, "layout") == ROIALIGN_LAYOUT_NHWC;
+}
 
 c10::MemoryFormat FormatOf(c10::string_view layout) {
   return IsNhwc(layout) ? c10::MemoryFormat::ChannelsLast : c10::MemoryFormat::Contiguous;
@@ -199,7 +174,7 @@ at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double s
   const at::Tensor boxes = DenseRois(rois);
   const roialign_params p = ParamsOf(DTypeOf(map, "input"), spatial_scale, pooled_height, pooled_width, sampling_ratio,
                                      aligned, layout, pool_mode, coordinate_mode);
-  const roialign_kernel& kernel = SelectKernel(p);
+  const roialign_kernel& kernel = CachedKernel(p, &roialign_select);
   at::Tensor out = EmptyResult(map, boxes.size(0), map.size(1), pooled_height, pooled_width, layout);
   const roialign_threadpool pool = TorchPool();
   const roialign_status s = roialign_run_with_threadpool(&kernel, map.data_ptr(), map.size(0), map.size(1),
@@ -236,7 +211,7 @@ roialign_multi_level_params MultiLevelParamsOf(const at::TensorList& features, a
                        layout, "AVG", c10::nullopt);
   mp.num_levels = static_cast<int32_t>(scales.size());
   for (size_t l = 0; l < scales.size(); ++l) mp.scales[l] = static_cast<float>(scales[l]);
-  mp.level_rule = static_cast<roialign_level_rule>(ParseName(level_rule, LevelRuleNames(), "level_rule"));
+  mp.level_rule = static_cast<roialign_level_rule>(ParseName(level_rule, ROIALIGN_ENUM_LEVEL_RULE, "level_rule"));
   TORCH_CHECK(mp.level_rule != ROIALIGN_LEVEL_RULE_GIVEN,
               "roialign: level_rule GIVEN needs per-RoI levels, which this op does not take; use SCALE or OPENVINO");
   mp.canonical_size = static_cast<float>(canonical_size);
@@ -265,7 +240,7 @@ at::Tensor MultiScaleRoiAlignCpu(at::TensorList features, const at::Tensor& rois
     levels.push_back({maps[l].data_ptr(), maps[l].size(2), maps[l].size(3)});
   }
   const at::Tensor boxes = DenseRois(rois);
-  const roialign_multi_level_kernel& kernel = SelectMultiLevelKernel(mp);
+  const roialign_multi_level_kernel& kernel = CachedKernel(mp, &roialign_multi_level_select);
   at::Tensor out = EmptyResult(maps[0], boxes.size(0), maps[0].size(1), pooled_height, pooled_width, layout);
   const roialign_threadpool pool = TorchPool();
   const roialign_status s = roialign_multi_level_run_with_threadpool(

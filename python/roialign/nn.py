@@ -13,20 +13,9 @@ from typing import Dict, List, Optional, Tuple, Union
 import torch
 from torch import Tensor, nn
 
-from . import _torch_ops
+from . import _pair, _torch_ops
 
 _torch_ops.load()
-
-
-def _pair(output_size) -> Tuple[int, int]:
-    if isinstance(output_size, int):
-        return output_size, output_size
-    output_size = tuple(output_size)
-    if len(output_size) == 1:
-        return int(output_size[0]), int(output_size[0])
-    if len(output_size) != 2:
-        raise ValueError("output_size must be an int or a pair (PH, PW); got %r" % (output_size,))
-    return int(output_size[0]), int(output_size[1])
 
 
 def _rois(boxes: Union[Tensor, List[Tensor]]) -> Tensor:
