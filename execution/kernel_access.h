@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "execution/selected_kernel.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 

@@ -7,7 +7,7 @@
 
 #include "core/enums.h"
 #include "execution/parallel.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 #include "execution/function_ref.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

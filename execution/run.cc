@@ -12,7 +12,7 @@
 #include "execution/plan.h"
 #include "execution/selected_kernel.h"
 #include "execution/validate_data.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace {
@@ -21,6 +21,7 @@ namespace {
 Status RunCustom(const internal::SelectedKernel& selected, const Params& params, const Inputs& inputs, void* output,
                  const internal::Threading& threading) {
   roialign_params p;
+  roialign_params_init(&p);
   p.pooled_height = params.pooled_height;
   p.pooled_width = params.pooled_width;
   p.spatial_scale = params.spatial_scale;
@@ -29,10 +30,20 @@ Status RunCustom(const internal::SelectedKernel& selected, const Params& params,
   p.pool_mode = static_cast<roialign_pool_mode>(params.pool_mode);
   p.layout = static_cast<roialign_layout>(params.layout);
   p.dtype = static_cast<roialign_dtype>(params.dtype);
-  const int32_t num_threads = threading.pool != nullptr ? threading.pool->num_threads : threading.num_threads;
-  const roialign_problem rp = {&p,          inputs.input,         inputs.batch,    inputs.channels,
-                               inputs.height, inputs.width,       inputs.rois,     inputs.batch_indices,
-                               inputs.num_rois, output,           num_threads,     threading.pool};
+  roialign_problem rp{};
+  rp.struct_size = sizeof(rp);
+  rp.params = &p;
+  rp.input = inputs.input;
+  rp.batch = inputs.batch;
+  rp.channels = inputs.channels;
+  rp.height = inputs.height;
+  rp.width = inputs.width;
+  rp.rois = inputs.rois;
+  rp.batch_indices = inputs.batch_indices;
+  rp.num_rois = inputs.num_rois;
+  rp.output = output;
+  rp.num_threads = threading.pool != nullptr ? threading.pool->num_threads : threading.num_threads;
+  rp.threadpool = threading.pool;
   return selected.custom(rp);
 }
 

@@ -18,7 +18,7 @@
 #include "execution/selected_kernel.h"
 #include "execution/validate_data.h"
 #include "kernels/roi_geometry.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

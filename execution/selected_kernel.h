@@ -10,7 +10,7 @@
 
 #include "execution/working_memory.h"
 #include "kernels/kernel_descriptor.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

@@ -6,7 +6,7 @@
 #define ROIALIGN_EXECUTION_VALIDATE_DATA_H_
 
 #include "kernels/problem.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

@@ -10,7 +10,7 @@
 
 #include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

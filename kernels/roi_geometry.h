@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {
