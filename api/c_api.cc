@@ -1,16 +1,19 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// The C API: a thin wrapper over the C++ API that never lets an exception cross the boundary.
+// The C API: reads the caller's growable structs (docs/api.md, "ABI"), converts them to the internal C++ API
+// (core/library.h) and never lets an exception cross the boundary.
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/enums.h"
+#include "core/library.h"
 #include "roialign/roialign.h"
-#include "roialign/roialign.hpp"
 
 struct roialign_kernel {
   roialign::Kernel kernel;
@@ -61,6 +64,130 @@ int RawEnum(const CEnum& e) {
   return v;
 }
 
+roialign::Status Null(const char* what) {
+  return roialign::Status(roialign::StatusCode::kInvalidArgument, std::string(what) + " is null");
+}
+
+roialign::Status Invalid(const std::string& message) {
+  return roialign::Status(roialign::StatusCode::kInvalidArgument, message);
+}
+
+roialign::Status Unsupported(const std::string& message) {
+  return roialign::Status(roialign::StatusCode::kUnsupported, message);
+}
+
+// ---- Growable structs: what this library knows of each ----
+// The library's view of a caller's struct: the public struct, and in the test-only "future" build
+// (tests/abi_test.c) one more field, as a later 1.x would append it. The 1.0 size of each struct is fixed: the end
+// of its last 1.0 field.
+#define ROIALIGN_END_OF(type, field) (offsetof(type, field) + sizeof(static_cast<type*>(nullptr)->field))
+#ifdef ROIALIGN_TEST_FUTURE_FIELDS
+#define ROIALIGN_FUTURE_FIELD int64_t test_future_field = 0;
+#else
+#define ROIALIGN_FUTURE_FIELD
+#endif
+
+template <typename Public>
+struct Known {
+  Public v;
+  ROIALIGN_FUTURE_FIELD
+};
+template <typename Public>
+struct KnownOnly {  // structs the future build leaves as they are
+  Public v;
+};
+
+struct ParamsView : Known<roialign_params> {
+  static constexpr const char* kWhat = "params";
+  static constexpr size_t kSize10 = ROIALIGN_END_OF(roialign_params, dtype);
+  ParamsView() { roialign_params_init(&v); }
+};
+struct InputsView : Known<roialign_inputs> {
+  static constexpr const char* kWhat = "inputs";
+  static constexpr size_t kSize10 = ROIALIGN_END_OF(roialign_inputs, num_rois);
+  InputsView() { roialign_inputs_init(&v); }
+};
+struct OptionsView : Known<roialign_options> {
+  static constexpr const char* kWhat = "options";
+  static constexpr size_t kSize10 = ROIALIGN_END_OF(roialign_options, workspace_size);
+  OptionsView() { roialign_options_init(&v); }
+};
+struct ThreadPoolView : KnownOnly<roialign_threadpool> {
+  static constexpr const char* kWhat = "options->threadpool";
+  static constexpr size_t kSize10 = ROIALIGN_END_OF(roialign_threadpool, reserved);
+  ThreadPoolView() { roialign_threadpool_init(&v); }
+};
+struct MultiLevelParamsView : KnownOnly<roialign_multi_level_params> {
+  static constexpr const char* kWhat = "levels";
+  static constexpr size_t kSize10 = ROIALIGN_END_OF(roialign_multi_level_params, canonical_level);
+  MultiLevelParamsView() { roialign_multi_level_params_init(&v); }
+};
+struct ImplementationView : KnownOnly<roialign_implementation> {
+  static constexpr const char* kWhat = "impl";
+  static constexpr size_t kSize10 = ROIALIGN_END_OF(roialign_implementation, user_data);
+  ImplementationView() { roialign_implementation_init(&v); }
+};
+struct TargetInfoView : KnownOnly<roialign_target_info> {
+  static constexpr const char* kWhat = "info";
+  static constexpr size_t kSize10 = ROIALIGN_END_OF(roialign_target_info, preferred_layout);
+  TargetInfoView() { roialign_target_info_init(&v); }
+};
+
+// The caller's struct_size, checked against the 1.0 size and the cap.
+template <typename View>
+roialign::Status CallerSize(const void* caller, uint32_t* size) {
+  std::memcpy(size, caller, sizeof(*size));
+  if (*size < View::kSize10 || *size > ROIALIGN_MAX_STRUCT_SIZE) {
+    return Invalid(std::string(View::kWhat) + "->struct_size is " + std::to_string(*size) + "; it must be " +
+                   std::to_string(View::kSize10) + " (roialign 1.0's size) to " +
+                   std::to_string(ROIALIGN_MAX_STRUCT_SIZE) + ": set it with roialign_*_init()");
+  }
+  return roialign::Status::Ok();
+}
+
+// Reads the prefix of `caller` its struct_size covers over `view`'s defaults. Bytes past what this library knows
+// must be zero (a newer caller that asks for nothing new); no flag is defined in 1.0.
+template <typename View>
+roialign::Status Read(const void* caller, View* view) {
+  uint32_t size = 0;
+  roialign::Status s = CallerSize<View>(caller, &size);
+  if (!s.ok()) return s;
+  const auto* bytes = static_cast<const unsigned char*>(caller);
+  for (size_t i = sizeof(View); i < size; ++i) {
+    if (bytes[i] != 0) {
+      return Unsupported(std::string(View::kWhat) + " sets byte " + std::to_string(i) + " of its " +
+                         std::to_string(size) + "; this roialign (" + std::to_string(ROIALIGN_VERSION) +
+                         ") knows the first " + std::to_string(sizeof(View)) + ": it needs a newer roialign");
+    }
+  }
+  std::memcpy(static_cast<void*>(view), caller, std::min<size_t>(size, sizeof(View)));
+  if (view->v.flags != 0) {
+    return Unsupported(std::string(View::kWhat) + "->flags is " + std::to_string(view->v.flags) +
+                       "; this roialign defines no flag");
+  }
+  return roialign::Status::Ok();
+}
+
+// What the test-only future field of a view asks for: the future build refuses any value but its default, so that
+// the ABI test sees whether the library read it.
+template <typename View>
+roialign::Status CheckFuture(const View& view) {
+#ifdef ROIALIGN_TEST_FUTURE_FIELDS
+  if (view.test_future_field != 0) {
+    return Invalid(std::string(View::kWhat) + "->test_future_field is " + std::to_string(view.test_future_field));
+  }
+#else
+  (void)view;
+#endif
+  return roialign::Status::Ok();
+}
+
+template <typename View>
+roialign::Status ReadChecked(const void* caller, View* view) {
+  roialign::Status s = Read(caller, view);
+  return s.ok() ? CheckFuture(*view) : s;
+}
+
 roialign::Params ToParams(const roialign_params& p) {
   roialign::Params out;
   out.pooled_height = p.pooled_height;
@@ -74,6 +201,40 @@ roialign::Params ToParams(const roialign_params& p) {
   return out;
 }
 
+roialign::Status ReadParams(const roialign_params* params, roialign::Params* out) {
+  if (params == nullptr) return Null("params");
+  ParamsView view;
+  roialign::Status s = ReadChecked(params, &view);
+  if (s.ok()) *out = ToParams(view.v);
+  return s;
+}
+
+// How a call runs: roialign's threads, or the caller's pool (copied into `pool`, which must outlive the call).
+struct Threads {
+  int32_t num_threads = 0;
+  const roialign_threadpool* pool = nullptr;
+};
+
+roialign::Status ReadOptions(const roialign_options* options, ThreadPoolView* pool, Threads* out) {
+  *out = Threads();
+  if (options == nullptr) return roialign::Status::Ok();
+  OptionsView view;
+  roialign::Status s = ReadChecked(options, &view);
+  if (!s.ok()) return s;
+  if (view.v.reserved != 0) return Invalid("options->reserved is " + std::to_string(view.v.reserved) + "; it must be 0");
+  if (view.v.workspace != nullptr || view.v.workspace_size != 0) {
+    return Unsupported("options->workspace: this roialign takes no caller workspace (NULL and 0)");
+  }
+  out->num_threads = view.v.num_threads;
+  if (view.v.threadpool != nullptr) {
+    s = Read(view.v.threadpool, pool);
+    if (!s.ok()) return s;
+    if (pool->v.reserved != 0) return Invalid("options->threadpool->reserved must be 0");
+    out->pool = &pool->v;
+  }
+  return roialign::Status::Ok();
+}
+
 // Every bit of a C mask as a value, unknown ones included, so that registration refuses them by name.
 template <typename Enum>
 std::vector<Enum> FromMask(uint32_t mask) {
@@ -84,74 +245,76 @@ std::vector<Enum> FromMask(uint32_t mask) {
   return out;
 }
 
-roialign::Inputs InputsOf(const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                         const float* rois, const int64_t* batch_indices, int64_t num_rois) {
-  roialign::Inputs in;
-  in.input = input;
-  in.batch = batch;
-  in.channels = channels;
-  in.height = height;
-  in.width = width;
-  in.rois = rois;
-  in.batch_indices = batch_indices;
-  in.num_rois = num_rois;
-  return in;
+roialign::Status ReadInputs(const roialign_inputs* inputs, InputsView* view) {
+  if (inputs == nullptr) return Null("inputs");
+  roialign::Status s = ReadChecked(inputs, view);
+  if (!s.ok()) return s;
+  if (view->v.reserved != 0) return Invalid("inputs->reserved is " + std::to_string(view->v.reserved) + "; it must be 0");
+  if (view->v.num_maps < 0 || view->v.num_maps > ROIALIGN_MAX_LEVELS) {
+    return Invalid("inputs->num_maps is " + std::to_string(view->v.num_maps) + "; it must be 0 to " +
+                   std::to_string(ROIALIGN_MAX_LEVELS));
+  }
+  return roialign::Status::Ok();
 }
 
-roialign::MultiLevelInputs MultiLevelInputsOf(const roialign_level_map* maps, int32_t num_maps, int64_t batch,
-                                              int64_t channels, const float* rois, const int64_t* batch_indices,
-                                              const int32_t* levels, int64_t num_rois) {
-  roialign::MultiLevelInputs in;
-  in.maps = maps;
-  in.num_maps = num_maps;
-  in.batch = batch;
-  in.channels = channels;
-  in.rois = rois;
-  in.batch_indices = batch_indices;
-  in.levels = levels;
-  in.num_rois = num_rois;
-  return in;
-}
-
-roialign::Status Null(const char* what) {
-  return roialign::Status(roialign::StatusCode::kInvalidArgument, std::string(what) + " is null");
+// Names as the C list: each followed by a NUL, then one more NUL.
+roialign_status WriteNames(const std::vector<std::string>& names, char* buffer, size_t size, size_t* needed) {
+  size_t bytes = 1;
+  for (const std::string& n : names) bytes += n.size() + 1;
+  *needed = bytes;
+  if (size < bytes) return ROIALIGN_OK;
+  for (const std::string& n : names) {
+    std::memcpy(buffer, n.c_str(), n.size() + 1);
+    buffer += n.size() + 1;
+  }
+  *buffer = '\0';
+  return ROIALIGN_OK;
 }
 
 }  // namespace
 
 extern "C" {
 
+int32_t roialign_version(void) { return ROIALIGN_VERSION; }
+
 roialign_status roialign_select(const char* target, const roialign_params* params, roialign_kernel** kernel) {
   if (kernel != nullptr) *kernel = nullptr;
   return Guard([&]() -> roialign::Status {
     if (target == nullptr) return Null("target");
-    if (params == nullptr) return Null("params");
     if (kernel == nullptr) return Null("kernel");
-    roialign::SelectResult r = roialign::Select(target, ToParams(*params));
+    roialign::Params p;
+    roialign::Status s = ReadParams(params, &p);
+    if (!s.ok()) return s;
+    roialign::SelectResult r = roialign::Select(target, p);
     if (!r.ok()) return r.status();
     *kernel = new roialign_kernel{r.value()};
     return roialign::Status::Ok();
   });
 }
 
-roialign_status roialign_multi_level_select(const char* target, const roialign_multi_level_params* params,
+roialign_status roialign_multi_level_select(const char* target, const roialign_params* params,
+                                           const roialign_multi_level_params* levels,
                                            roialign_multi_level_kernel** kernel) {
   if (kernel != nullptr) *kernel = nullptr;
   return Guard([&]() -> roialign::Status {
     if (target == nullptr) return Null("target");
-    if (params == nullptr) return Null("params");
+    if (levels == nullptr) return Null("levels");
     if (kernel == nullptr) return Null("kernel");
-    if (params->num_levels < 1 || params->num_levels > ROIALIGN_MAX_LEVELS) {
-      return roialign::Status(roialign::StatusCode::kInvalidArgument,
-                              "num_levels must be 1 to " + std::to_string(ROIALIGN_MAX_LEVELS) + " (got " +
-                                  std::to_string(params->num_levels) + ")");
-    }
     roialign::MultiLevelParams mp;
-    mp.params = ToParams(params->params);
-    mp.scales.assign(params->scales, params->scales + params->num_levels);
-    mp.level_rule = static_cast<roialign::LevelRule>(RawEnum(params->level_rule));
-    mp.canonical_size = params->canonical_size;
-    mp.canonical_level = params->canonical_level;
+    roialign::Status s = ReadParams(params, &mp.params);
+    if (!s.ok()) return s;
+    MultiLevelParamsView view;
+    s = Read(levels, &view);
+    if (!s.ok()) return s;
+    const roialign_multi_level_params& l = view.v;
+    if (l.num_levels < 1 || l.num_levels > ROIALIGN_MAX_LEVELS) {
+      return Invalid("num_levels must be 1 to " + std::to_string(ROIALIGN_MAX_LEVELS) + " (got " +
+                     std::to_string(l.num_levels) + ")");
+    }
+    mp.scales.assign(l.scales, l.scales + l.num_levels);
+    mp.level_rule = static_cast<roialign::LevelRule>(RawEnum(l.level_rule));
+    mp.canonical_size = l.canonical_size;
+    mp.canonical_level = l.canonical_level;
     roialign::MultiLevelSelectResult r = roialign::SelectMultiLevel(target, mp);
     if (!r.ok()) return r.status;
     *kernel = new roialign_multi_level_kernel{r.kernel};
@@ -163,29 +326,31 @@ const char* roialign_multi_level_kernel_name(const roialign_multi_level_kernel* 
   return kernel == nullptr ? "" : kernel->kernel.name().c_str();
 }
 
-roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kernel, const roialign_level_map* maps,
-                                         int32_t num_maps, int64_t batch, int64_t channels, const float* rois,
-                                         const int64_t* batch_indices, const int32_t* levels, int64_t num_rois,
-                                         void* output, int32_t num_threads) {
+roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kernel, const roialign_inputs* inputs,
+                                         void* output, const roialign_options* options) {
   return Guard([&]() -> roialign::Status {
     if (kernel == nullptr) return Null("kernel");
-    return kernel->kernel.Run(
-        MultiLevelInputsOf(maps, num_maps, batch, channels, rois, batch_indices, levels, num_rois), output,
-        num_threads);
-  });
-}
-
-roialign_status roialign_multi_level_run_with_threadpool(const roialign_multi_level_kernel* kernel,
-                                                         const roialign_level_map* maps, int32_t num_maps,
-                                                         int64_t batch, int64_t channels, const float* rois,
-                                                         const int64_t* batch_indices, const int32_t* levels,
-                                                         int64_t num_rois, void* output,
-                                                         const roialign_threadpool* pool) {
-  return Guard([&]() -> roialign::Status {
-    if (kernel == nullptr) return Null("kernel");
-    if (pool == nullptr) return Null("pool");
-    return kernel->kernel.Run(
-        MultiLevelInputsOf(maps, num_maps, batch, channels, rois, batch_indices, levels, num_rois), output, *pool);
+    InputsView view;
+    roialign::Status s = ReadInputs(inputs, &view);
+    if (!s.ok()) return s;
+    ThreadPoolView pool;
+    Threads threads;
+    s = ReadOptions(options, &pool, &threads);
+    if (!s.ok()) return s;
+    const roialign_inputs& c = view.v;
+    roialign::LevelMap maps[ROIALIGN_MAX_LEVELS];
+    for (int32_t l = 0; l < c.num_maps; ++l) maps[l] = {c.maps[l].data, c.maps[l].height, c.maps[l].width};
+    roialign::MultiLevelInputs in;
+    in.maps = maps;
+    in.num_maps = c.num_maps;
+    in.batch = c.batch;
+    in.channels = c.channels;
+    in.rois = c.rois;
+    in.batch_indices = c.batch_indices;
+    in.levels = c.levels;
+    in.num_rois = c.num_rois;
+    return threads.pool != nullptr ? kernel->kernel.Run(in, output, *threads.pool)
+                                   : kernel->kernel.Run(in, output, threads.num_threads);
   });
 }
 
@@ -195,25 +360,33 @@ const char* roialign_kernel_name(const roialign_kernel* kernel) {
   return kernel == nullptr ? "" : kernel->kernel.name().c_str();
 }
 
-roialign_status roialign_run(const roialign_kernel* kernel, const void* input, int64_t batch, int64_t channels,
-                             int64_t height, int64_t width, const float* rois, const int64_t* batch_indices,
-                             int64_t num_rois, void* output, int32_t num_threads) {
+roialign_status roialign_run(const roialign_kernel* kernel, const roialign_inputs* inputs, void* output,
+                             const roialign_options* options) {
   return Guard([&]() -> roialign::Status {
     if (kernel == nullptr) return Null("kernel");
-    return kernel->kernel.Run(InputsOf(input, batch, channels, height, width, rois, batch_indices, num_rois),
-                              output, num_threads);
-  });
-}
-
-roialign_status roialign_run_with_threadpool(const roialign_kernel* kernel, const void* input, int64_t batch,
-                                             int64_t channels, int64_t height, int64_t width, const float* rois,
-                                             const int64_t* batch_indices, int64_t num_rois, void* output,
-                                             const roialign_threadpool* pool) {
-  return Guard([&]() -> roialign::Status {
-    if (kernel == nullptr) return Null("kernel");
-    if (pool == nullptr) return Null("pool");
-    return kernel->kernel.Run(InputsOf(input, batch, channels, height, width, rois, batch_indices, num_rois),
-                              output, *pool);
+    InputsView view;
+    roialign::Status s = ReadInputs(inputs, &view);
+    if (!s.ok()) return s;
+    const roialign_inputs& c = view.v;
+    if (c.num_maps != 1) {
+      return Invalid("inputs->num_maps is " + std::to_string(c.num_maps) + "; roialign_run takes 1 map");
+    }
+    if (c.levels != nullptr) return Invalid("inputs->levels is for multi-level kernels; it must be NULL here");
+    ThreadPoolView pool;
+    Threads threads;
+    s = ReadOptions(options, &pool, &threads);
+    if (!s.ok()) return s;
+    roialign::Inputs in;
+    in.input = c.maps[0].data;
+    in.batch = c.batch;
+    in.channels = c.channels;
+    in.height = c.maps[0].height;
+    in.width = c.maps[0].width;
+    in.rois = c.rois;
+    in.batch_indices = c.batch_indices;
+    in.num_rois = c.num_rois;
+    return threads.pool != nullptr ? kernel->kernel.Run(in, output, *threads.pool)
+                                   : kernel->kernel.Run(in, output, threads.num_threads);
   });
 }
 
@@ -225,21 +398,51 @@ roialign_status roialign_query_target(const char* target, roialign_target_info* 
   return Guard([&]() -> roialign::Status {
     if (target == nullptr) return Null("target");
     if (info == nullptr) return Null("info");
-    roialign::TargetInfo t;
-    roialign::Status s = roialign::QueryTarget(target, &t);
+    uint32_t size = 0;
+    roialign::Status s = CallerSize<TargetInfoView>(info, &size);
     if (!s.ok()) return s;
-    info->layouts = roialign::internal::MaskOf(t.layouts);
-    info->dtypes = roialign::internal::MaskOf(t.dtypes);
-    info->pool_modes = roialign::internal::MaskOf(t.pool_modes);
-    info->coordinate_modes = roialign::internal::MaskOf(t.coordinate_modes);
-    info->preferred_layout = static_cast<roialign_layout>(t.preferred_layout);
+    roialign::TargetInfo t;
+    s = roialign::QueryTarget(target, &t);
+    if (!s.ok()) return s;
+    TargetInfoView out;
+    out.v.struct_size = size;
+    out.v.layouts = roialign::internal::MaskOf(t.layouts);
+    out.v.dtypes = roialign::internal::MaskOf(t.dtypes);
+    out.v.pool_modes = roialign::internal::MaskOf(t.pool_modes);
+    out.v.coordinate_modes = roialign::internal::MaskOf(t.coordinate_modes);
+    out.v.preferred_layout = static_cast<roialign_layout>(t.preferred_layout);
+    // Only what the caller's struct holds; fields this library does not know keep the caller's values.
+    std::memcpy(static_cast<void*>(info), &out, std::min<size_t>(size, sizeof(out)));
     return s;
   });
 }
 
-roialign_status roialign_register(const roialign_implementation* impl) {
+roialign_status roialign_known_targets(char* buffer, size_t size, size_t* needed) {
   return Guard([&]() -> roialign::Status {
-    if (impl == nullptr) return Null("impl");
+    if (needed == nullptr) return Null("needed");
+    if (buffer == nullptr && size != 0) return Null("buffer");
+    WriteNames(roialign::KnownTargets(), buffer, size, needed);
+    return roialign::Status::Ok();
+  });
+}
+
+roialign_status roialign_implementation_names(const char* target, char* buffer, size_t size, size_t* needed) {
+  return Guard([&]() -> roialign::Status {
+    if (target == nullptr) return Null("target");
+    if (needed == nullptr) return Null("needed");
+    if (buffer == nullptr && size != 0) return Null("buffer");
+    WriteNames(roialign::ImplementationNames(target), buffer, size, needed);
+    return roialign::Status::Ok();
+  });
+}
+
+roialign_status roialign_register(const roialign_implementation* caller) {
+  return Guard([&]() -> roialign::Status {
+    if (caller == nullptr) return Null("impl");
+    ImplementationView view;
+    roialign::Status s = Read(caller, &view);
+    if (!s.ok()) return s;
+    const roialign_implementation* impl = &view.v;
     if (impl->target == nullptr || impl->name == nullptr) return Null("impl->target or impl->name");
     if (impl->fn == nullptr) return Null("impl->fn");
     roialign::CustomImplementation c;
@@ -253,73 +456,49 @@ roialign_status roialign_register(const roialign_implementation* impl) {
     const roialign_impl_fn fn = impl->fn;
     void* const user_data = impl->user_data;
     c.fn = [fn, user_data](const roialign_problem& p) -> roialign::Status {
-      const roialign_status s = fn(&p, user_data);
-      if (s == ROIALIGN_OK) return roialign::Status::Ok();
-      return roialign::Status(static_cast<roialign::StatusCode>(s >= 0 && s <= ROIALIGN_INTERNAL ? s : ROIALIGN_INTERNAL),
-                              "registered implementation failed with status " + std::to_string(static_cast<int>(s)));
+      const roialign_status st = fn(&p, user_data);
+      if (st == ROIALIGN_OK) return roialign::Status::Ok();
+      return roialign::Status(
+          static_cast<roialign::StatusCode>(st >= 0 && st <= ROIALIGN_INTERNAL ? st : ROIALIGN_INTERNAL),
+          "registered implementation failed with status " + std::to_string(static_cast<int>(st)));
     };
     return roialign::Register(std::move(c));
   });
 }
 
-roialign_status roialign_nchw_to_nhwc_f32(const float* input, int64_t batch, int64_t channels, int64_t height,
-                                          int64_t width, float* output, int32_t num_threads) {
-  return Guard([&] { return roialign::NchwToNhwc(input, batch, channels, height, width, output, num_threads); });
-}
+}  // extern "C"
 
-roialign_status roialign_nhwc_to_nchw_f32(const float* input, int64_t batch, int64_t channels, int64_t height,
-                                          int64_t width, float* output, int32_t num_threads) {
-  return Guard([&] { return roialign::NhwcToNchw(input, batch, channels, height, width, output, num_threads); });
-}
+namespace {
 
-roialign_status roialign_nchw_to_nhwc_f32_with_threadpool(const float* input, int64_t batch, int64_t channels,
-                                                          int64_t height, int64_t width, float* output,
-                                                          const roialign_threadpool* pool) {
-  return Guard([&] {
-    return pool == nullptr ? Null("pool")
-                           : roialign::NchwToNhwc(input, batch, channels, height, width, output, *pool);
+roialign_status Transform(bool to_nhwc, roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
+                          int64_t height, int64_t width, void* output, const roialign_options* options) {
+  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
+  return Guard([&]() -> roialign::Status {
+    ThreadPoolView pool;
+    Threads threads;
+    roialign::Status s = ReadOptions(options, &pool, &threads);
+    if (!s.ok()) return s;
+    if (threads.pool != nullptr) {
+      return to_nhwc ? roialign::NchwToNhwc(d, input, batch, channels, height, width, output, *threads.pool)
+                     : roialign::NhwcToNchw(d, input, batch, channels, height, width, output, *threads.pool);
+    }
+    return to_nhwc ? roialign::NchwToNhwc(d, input, batch, channels, height, width, output, threads.num_threads)
+                   : roialign::NhwcToNchw(d, input, batch, channels, height, width, output, threads.num_threads);
   });
 }
 
-roialign_status roialign_nhwc_to_nchw_f32_with_threadpool(const float* input, int64_t batch, int64_t channels,
-                                                          int64_t height, int64_t width, float* output,
-                                                          const roialign_threadpool* pool) {
-  return Guard([&] {
-    return pool == nullptr ? Null("pool")
-                           : roialign::NhwcToNchw(input, batch, channels, height, width, output, *pool);
-  });
-}
+}  // namespace
+
+extern "C" {
 
 roialign_status roialign_nchw_to_nhwc(roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
-                                      int64_t height, int64_t width, void* output, int32_t num_threads) {
-  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
-  return Guard([&] { return roialign::NchwToNhwc(d, input, batch, channels, height, width, output, num_threads); });
+                                      int64_t height, int64_t width, void* output, const roialign_options* options) {
+  return Transform(true, dtype, input, batch, channels, height, width, output, options);
 }
 
 roialign_status roialign_nhwc_to_nchw(roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
-                                      int64_t height, int64_t width, void* output, int32_t num_threads) {
-  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
-  return Guard([&] { return roialign::NhwcToNchw(d, input, batch, channels, height, width, output, num_threads); });
-}
-
-roialign_status roialign_nchw_to_nhwc_with_threadpool(roialign_dtype dtype, const void* input, int64_t batch,
-                                                      int64_t channels, int64_t height, int64_t width, void* output,
-                                                      const roialign_threadpool* pool) {
-  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
-  return Guard([&] {
-    return pool == nullptr ? Null("pool")
-                           : roialign::NchwToNhwc(d, input, batch, channels, height, width, output, *pool);
-  });
-}
-
-roialign_status roialign_nhwc_to_nchw_with_threadpool(roialign_dtype dtype, const void* input, int64_t batch,
-                                                      int64_t channels, int64_t height, int64_t width, void* output,
-                                                      const roialign_threadpool* pool) {
-  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
-  return Guard([&] {
-    return pool == nullptr ? Null("pool")
-                           : roialign::NhwcToNchw(d, input, batch, channels, height, width, output, *pool);
-  });
+                                      int64_t height, int64_t width, void* output, const roialign_options* options) {
+  return Transform(false, dtype, input, batch, channels, height, width, output, options);
 }
 
 }  // extern "C"

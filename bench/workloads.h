@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace bench {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

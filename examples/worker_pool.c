@@ -123,6 +123,7 @@ void worker_pool_destroy(worker_pool* pool) {
 
 roialign_threadpool worker_pool_interface(worker_pool* pool) {
   roialign_threadpool t;
+  roialign_threadpool_init(&t);
   t.parallel_for = parallel_for;
   t.pool_context = pool;
   t.num_threads = pool->workers;

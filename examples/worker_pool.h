@@ -1,6 +1,6 @@
 /* Copyright 2026 The roialign Authors
  * SPDX-License-Identifier: Apache-2.0 */
-/* An engine-style thread pool for roialign_run_with_threadpool: a fixed set of pthreads that the engine owns
+/* An engine-style thread pool for roialign (roialign_options.threadpool): a fixed set of pthreads that the engine owns
  * and reuses across calls. The caller of parallel_for waits while the workers run the tasks. C99 + pthreads. */
 #ifndef ROIALIGN_EXAMPLES_WORKER_POOL_H_
 #define ROIALIGN_EXAMPLES_WORKER_POOL_H_

@@ -12,7 +12,7 @@
 
 #include "core/enums.h"
 #include "kernels/kernel_descriptor.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

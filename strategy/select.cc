@@ -9,7 +9,7 @@
 #include "core/enums.h"
 #include "execution/kernel_access.h"
 #include "execution/selected_kernel.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 #include "strategy/registry.h"
 #include "strategy/targets.h"
 #include "strategy/validate_params.h"

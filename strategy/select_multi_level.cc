@@ -5,7 +5,7 @@
 
 #include "execution/kernel_access.h"
 #include "execution/selected_kernel.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 #include "strategy/validate_params.h"
 
 namespace roialign {

@@ -5,7 +5,7 @@
 #ifndef ROIALIGN_STRATEGY_VALIDATE_PARAMS_H_
 #define ROIALIGN_STRATEGY_VALIDATE_PARAMS_H_
 
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace internal {

@@ -19,6 +19,7 @@ static int failures = 0;
 
 static roialign_params DefaultParams(roialign_layout layout) {
   roialign_params p;
+  roialign_params_init(&p);
   p.pooled_height = 2;
   p.pooled_width = 3;
   p.spatial_scale = 0.5f;
@@ -28,6 +29,33 @@ static roialign_params DefaultParams(roialign_layout layout) {
   p.layout = layout;
   p.dtype = ROIALIGN_DTYPE_F32;
   return p;
+}
+
+/* One map's call on `num_threads` threads. */
+static roialign_status Run(const roialign_kernel* kernel, const void* map, int64_t batch, int64_t channels,
+                           int64_t height, int64_t width, const float* rois, const int64_t* batch_indices,
+                           int64_t num_rois, void* output, int32_t num_threads) {
+  roialign_inputs in;
+  roialign_options options;
+  roialign_inputs_init(&in);
+  in.batch = batch;
+  in.channels = channels;
+  in.maps[0].data = map;
+  in.maps[0].height = height;
+  in.maps[0].width = width;
+  in.rois = rois;
+  in.batch_indices = batch_indices;
+  in.num_rois = num_rois;
+  roialign_options_init(&options);
+  options.num_threads = num_threads;
+  return roialign_run(kernel, &in, output, &options);
+}
+
+static roialign_options Threads(int32_t num_threads) {
+  roialign_options options;
+  roialign_options_init(&options);
+  options.num_threads = num_threads;
+  return options;
 }
 
 int main(void) {
@@ -40,26 +68,28 @@ int main(void) {
   roialign_params params = DefaultParams(ROIALIGN_LAYOUT_NCHW);
   roialign_target_info info;
   int i, k, c, b;
+  const roialign_options two_threads = Threads(2);
 
   for (i = 0; i < N * C * H * W; ++i) nchw[i] = (float)((i * 37) % 17) / 8.0f - 1.0f;
-  CHECK(roialign_nchw_to_nhwc_f32(nchw, N, C, H, W, nhwc, 0) == ROIALIGN_OK);
-  CHECK(roialign_nhwc_to_nchw_f32(nhwc, N, C, H, W, back, 2) == ROIALIGN_OK);
+  CHECK(roialign_version() == ROIALIGN_VERSION);
+  CHECK(roialign_nchw_to_nhwc(ROIALIGN_DTYPE_F32, nchw, N, C, H, W, nhwc, NULL) == ROIALIGN_OK);
+  CHECK(roialign_nhwc_to_nchw(ROIALIGN_DTYPE_F32, nhwc, N, C, H, W, back, &two_threads) == ROIALIGN_OK);
   CHECK(memcmp(nchw, back, sizeof(nchw)) == 0);
   CHECK(nhwc[1] == nchw[H * W]); /* pixel 0, channel 1 */
 
   CHECK(roialign_select("generic", &params, &ref) == ROIALIGN_OK);
   CHECK(strcmp(roialign_kernel_name(ref), "roi_align_nchw.reference") == 0);
-  CHECK(roialign_run(ref, nchw, N, C, H, W, rois, NULL, K, out_ref, 1) == ROIALIGN_OK);
+  CHECK(Run(ref, nchw, N, C, H, W, rois, NULL, K, out_ref, 1) == ROIALIGN_OK);
 
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
   CHECK(strncmp(roialign_kernel_name(kernel), "roi_align_nchw.", 15) == 0);
-  CHECK(roialign_run(kernel, nchw, N, C, H, W, rois, NULL, K, out_nchw, 0) == ROIALIGN_OK);
+  CHECK(Run(kernel, nchw, N, C, H, W, rois, NULL, K, out_nchw, 0) == ROIALIGN_OK);
   for (i = 0; i < K * C * 6; ++i) CHECK(fabsf(out_nchw[i] - out_ref[i]) <= 1e-5f + 1e-4f * fabsf(out_ref[i]));
   roialign_kernel_free(kernel);
 
   params.layout = ROIALIGN_LAYOUT_NHWC;
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
-  CHECK(roialign_run(kernel, nhwc, N, C, H, W, rois, NULL, K, out_nhwc, 2) == ROIALIGN_OK);
+  CHECK(Run(kernel, nhwc, N, C, H, W, rois, NULL, K, out_nhwc, 2) == ROIALIGN_OK);
   for (k = 0; k < K; ++k)
     for (c = 0; c < C; ++c)
       for (b = 0; b < 6; ++b) {
@@ -70,7 +100,7 @@ int main(void) {
   /* A bad batch index: refused, message names the RoI, output untouched. */
   rois[5] = 3.0f;
   for (i = 0; i < K * C * 6; ++i) canary[i] = -99.0f;
-  CHECK(roialign_run(kernel, nhwc, N, C, H, W, rois, NULL, K, canary, 0) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(Run(kernel, nhwc, N, C, H, W, rois, NULL, K, canary, 0) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(strstr(roialign_last_error(), "roi 1: batch index 3 is outside [0, 1)") != NULL);
   for (i = 0; i < K * C * 6; ++i) CHECK(canary[i] == -99.0f);
   roialign_kernel_free(kernel);
@@ -97,9 +127,10 @@ int main(void) {
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
   params.pool_mode = ROIALIGN_POOL_AVG;
   CHECK(roialign_select("host", NULL, &kernel) == ROIALIGN_INVALID_ARGUMENT);
-  CHECK(roialign_run(NULL, nchw, N, C, H, W, rois, NULL, K, canary, 0) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(Run(NULL, nchw, N, C, H, W, rois, NULL, K, canary, 0) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(strcmp(roialign_kernel_name(NULL), "") == 0);
 
+  roialign_target_info_init(&info);
   CHECK(roialign_query_target("host", &info) == ROIALIGN_OK);
   CHECK(info.layouts == 3u && info.dtypes == 7u && info.pool_modes == 7u && info.coordinate_modes == 15u);
   CHECK(info.preferred_layout == ROIALIGN_LAYOUT_NHWC);
@@ -110,11 +141,12 @@ int main(void) {
   {
     const uint16_t planar[6] = {1, 2, 3, 0x7E01, 5, 0xFFFF};
     uint16_t interleaved[6] = {0}, round_trip[6] = {0};
-    CHECK(roialign_nchw_to_nhwc(ROIALIGN_DTYPE_BF16, planar, 1, 2, 1, 3, interleaved, 1) == ROIALIGN_OK);
+    const roialign_options one = Threads(1);
+    CHECK(roialign_nchw_to_nhwc(ROIALIGN_DTYPE_BF16, planar, 1, 2, 1, 3, interleaved, &one) == ROIALIGN_OK);
     CHECK(interleaved[0] == 1 && interleaved[1] == 0x7E01 && interleaved[4] == 3 && interleaved[5] == 0xFFFF);
-    CHECK(roialign_nhwc_to_nchw(ROIALIGN_DTYPE_F16, interleaved, 1, 2, 1, 3, round_trip, 1) == ROIALIGN_OK);
+    CHECK(roialign_nhwc_to_nchw(ROIALIGN_DTYPE_F16, interleaved, 1, 2, 1, 3, round_trip, &one) == ROIALIGN_OK);
     CHECK(memcmp(planar, round_trip, sizeof(round_trip)) == 0);
-    CHECK(roialign_nchw_to_nhwc((roialign_dtype)9, planar, 1, 2, 1, 3, round_trip, 1) == ROIALIGN_INVALID_ARGUMENT);
+    CHECK(roialign_nchw_to_nhwc((roialign_dtype)9, planar, 1, 2, 1, 3, round_trip, &one) == ROIALIGN_INVALID_ARGUMENT);
     CHECK(strstr(roialign_last_error(), "unknown dtype value 9") != NULL);
   }
 
@@ -124,47 +156,54 @@ int main(void) {
     float p2[16], p3[4], out[2 * 6], single[6];
     const float rois2[10] = {0, 0.5f, 0.5f, 6.0f, 5.0f, 0, 1.0f, 0.0f, 7.0f, 7.0f};
     const int32_t levels[2] = {1, 0}, bad_levels[2] = {0, 2};
+    roialign_params params1 = DefaultParams(ROIALIGN_LAYOUT_NCHW);
     roialign_multi_level_params mp;
     roialign_multi_level_kernel* ml = NULL;
     roialign_kernel* one = NULL;
-    roialign_level_map maps[2];
+    roialign_inputs in;
+    const roialign_options one_thread = Threads(1);
 
     for (i = 0; i < 16; ++i) p2[i] = (float)(i * i % 7);
     for (i = 0; i < 4; ++i) p3[i] = (float)(10 + i);
-    maps[0].input = p2, maps[0].height = 4, maps[0].width = 4;
-    maps[1].input = p3, maps[1].height = 2, maps[1].width = 2;
-    memset(&mp, 0, sizeof(mp));
-    mp.params = DefaultParams(ROIALIGN_LAYOUT_NCHW);
+    roialign_inputs_init(&in);
+    in.num_maps = 2;
+    in.batch = 1, in.channels = 1;
+    in.maps[0].data = p2, in.maps[0].height = 4, in.maps[0].width = 4;
+    in.maps[1].data = p3, in.maps[1].height = 2, in.maps[1].width = 2;
+    in.rois = rois2, in.levels = levels, in.num_rois = 2;
+    roialign_multi_level_params_init(&mp);
     mp.num_levels = 2;
     mp.scales[0] = 0.5f;
     mp.scales[1] = 0.25f;
     mp.level_rule = ROIALIGN_LEVEL_RULE_GIVEN;
     mp.canonical_size = 224.0f;
     mp.canonical_level = 4;
-    CHECK(roialign_multi_level_select("host", &mp, &ml) == ROIALIGN_OK);
+    CHECK(roialign_multi_level_select("host", &params1, &mp, &ml) == ROIALIGN_OK);
     CHECK(strlen(roialign_multi_level_kernel_name(ml)) > 0);
-    CHECK(roialign_multi_level_run(ml, maps, 2, 1, 1, rois2, NULL, levels, 2, out, 1) == ROIALIGN_OK);
+    CHECK(roialign_multi_level_run(ml, &in, out, &one_thread) == ROIALIGN_OK);
     for (k = 0; k < 2; ++k) {
-      roialign_params p = mp.params;
+      roialign_params p = params1;
       p.spatial_scale = mp.scales[levels[k]];
       CHECK(roialign_select("generic", &p, &one) == ROIALIGN_OK);
-      CHECK(roialign_run(one, levels[k] ? p3 : p2, 1, 1, levels[k] ? 2 : 4, levels[k] ? 2 : 4, rois2 + 5 * k, NULL, 1,
+      CHECK(Run(one, levels[k] ? p3 : p2, 1, 1, levels[k] ? 2 : 4, levels[k] ? 2 : 4, rois2 + 5 * k, NULL, 1,
                          single, 1) == ROIALIGN_OK);
       for (i = 0; i < 6; ++i) CHECK(fabsf(out[6 * k + i] - single[i]) <= 1e-5f + 1e-4f * fabsf(single[i]));
       roialign_kernel_free(one);
     }
-    CHECK(roialign_multi_level_run(ml, maps, 2, 1, 1, rois2, NULL, bad_levels, 2, out, 1) ==
-          ROIALIGN_INVALID_ARGUMENT);
+    in.levels = bad_levels;
+    CHECK(roialign_multi_level_run(ml, &in, out, &one_thread) == ROIALIGN_INVALID_ARGUMENT);
     CHECK(strstr(roialign_last_error(), "roi 1: level 2 is outside [0, 2)") != NULL);
-    CHECK(roialign_multi_level_run(ml, maps, 1, 1, 1, rois2, NULL, levels, 2, out, 1) == ROIALIGN_INVALID_ARGUMENT);
+    in.levels = levels;
+    in.num_maps = 1;
+    CHECK(roialign_multi_level_run(ml, &in, out, &one_thread) == ROIALIGN_INVALID_ARGUMENT);
     roialign_multi_level_kernel_free(ml);
     mp.num_levels = 9;
-    CHECK(roialign_multi_level_select("host", &mp, &ml) == ROIALIGN_INVALID_ARGUMENT && ml == NULL);
+    CHECK(roialign_multi_level_select("host", &params1, &mp, &ml) == ROIALIGN_INVALID_ARGUMENT && ml == NULL);
     CHECK(strstr(roialign_last_error(), "num_levels must be 1 to 8 (got 9)") != NULL);
     mp.num_levels = 2;
     mp.level_rule = ROIALIGN_LEVEL_RULE_SCALE;
     mp.scales[1] = 0.2f;
-    CHECK(roialign_multi_level_select("host", &mp, &ml) == ROIALIGN_INVALID_ARGUMENT);
+    CHECK(roialign_multi_level_select("host", &params1, &mp, &ml) == ROIALIGN_INVALID_ARGUMENT);
     CHECK(strstr(roialign_last_error(), "power-of-two") != NULL);
     roialign_multi_level_kernel_free(NULL);
   }

@@ -319,7 +319,7 @@ TEST_P(MultiLevelTest, CallersThreadPoolGivesTheSameBits) {
   const MultiLevelParams mp = BaseParams();
   const MultiLevelRun omp = RunMultiLevel(target_, mp, p, nullptr, false, 2);
   ASSERT_TRUE(omp.status.ok()) << omp.status.message();
-  const ThreadPool pool = {&ReversePool, nullptr, 3};
+  const ThreadPool pool = {sizeof(ThreadPool), 0, &ReversePool, nullptr, 3, 0};
   const MultiLevelRun pooled = RunMultiLevel(target_, mp, p, nullptr, false, 0, &pool);
   ASSERT_TRUE(pooled.status.ok()) << pooled.status.message();
   const std::vector<float>& got = pooled.out;

@@ -17,6 +17,7 @@
 
 #include "examples/worker_pool.h"
 #include "roialign/roialign.h"
+#include "tests/c_calls.h"
 #include "tests/failing_allocator.h"
 
 namespace {
@@ -144,6 +145,7 @@ std::vector<float> MakeRois(int64_t K, float extent, int64_t zero_every = 0) {
 
 roialign_params Params(roialign_layout layout, roialign_dtype dtype) {
   roialign_params p;
+  roialign_params_init(&p);
   p.pooled_height = 7;
   p.pooled_width = 7;
   p.spatial_scale = 0.25f;
@@ -205,10 +207,9 @@ Problem MakeProblem(roialign_dtype dtype, int64_t C) {
 roialign_status RunOn(const roialign_kernel* kernel, const Problem& p, unsigned char* out, const Threading& t) {
   if (t.pool) {
     const roialign_threadpool pool = OutOfMemory::Pool();
-    return roialign_run_with_threadpool(kernel, p.map.data(), p.N, p.C, p.H, p.W, p.rois.data(), nullptr, p.K, out,
-                                        &pool);
+    return roialign_c::RunOnPool(kernel, p.map.data(), p.N, p.C, p.H, p.W, p.rois.data(), nullptr, p.K, out, &pool);
   }
-  return roialign_run(kernel, p.map.data(), p.N, p.C, p.H, p.W, p.rois.data(), nullptr, p.K, out, t.num_threads);
+  return roialign_c::Run(kernel, p.map.data(), p.N, p.C, p.H, p.W, p.rois.data(), nullptr, p.K, out, t.num_threads);
 }
 
 Bytes RunClean(const roialign_kernel* kernel, const Problem& p, const Threading& t) {
@@ -295,9 +296,9 @@ TEST_F(OutOfMemory, MultiLevelRun) {
   for (const char* target : {"host", "generic"}) {
     for (roialign_layout layout : {ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC}) {
       for (roialign_dtype dtype : {ROIALIGN_DTYPE_F32, ROIALIGN_DTYPE_F16, ROIALIGN_DTYPE_BF16}) {
+        const roialign_params params = Params(layout, dtype);
         roialign_multi_level_params mp;
-        std::memset(&mp, 0, sizeof(mp));
-        mp.params = Params(layout, dtype);
+        roialign_multi_level_params_init(&mp);
         mp.num_levels = 2;
         mp.scales[0] = 0.25f;
         mp.scales[1] = 0.125f;
@@ -306,26 +307,30 @@ TEST_F(OutOfMemory, MultiLevelRun) {
         mp.canonical_level = 4;
         const int64_t N = 2, K = 30;
         const Bytes map0 = MakeMap(dtype, N * 32 * 48 * 48), map1 = MakeMap(dtype, N * 32 * 24 * 24);
-        const roialign_level_map maps[2] = {{map0.data(), 48, 48}, {map1.data(), 24, 24}};
+        roialign_inputs in = roialign_c::Inputs(map0.data(), N, 32, 48, 48, nullptr, nullptr, 0);
+        in.num_maps = 2;
+        in.maps[1] = {map1.data(), 24, 24};
         const std::vector<float> rois = MakeRois(K, 192.0f, 7);
         const size_t out_bytes = static_cast<size_t>(K * 32 * 49) * BytesOf(dtype);
         for (const Threading& t : kThreadings) {
           for (bool warm : {true, false}) {
             roialign_multi_level_kernel* kernel = nullptr;
             Case c;
+            in.rois = rois.data();
+            in.num_rois = K;
             c.call = [&](unsigned char* out) {
               if (t.pool) {
                 const roialign_threadpool pool = Pool();
-                return roialign_multi_level_run_with_threadpool(kernel, maps, 2, N, 32, rois.data(), nullptr,
-                                                                nullptr, K, out, &pool);
+                const roialign_options on_pool = roialign_c::OnPool(&pool);
+                return roialign_multi_level_run(kernel, &in, out, &on_pool);
               }
-              return roialign_multi_level_run(kernel, maps, 2, N, 32, rois.data(), nullptr, nullptr, K, out,
-                                              t.num_threads);
+              const roialign_options threads = roialign_c::Threads(t.num_threads);
+              return roialign_multi_level_run(kernel, &in, out, &threads);
             };
             c.reset = [&] {
               roialign_multi_level_kernel_free(kernel);
               kernel = nullptr;
-              ASSERT_EQ(roialign_multi_level_select(target, &mp, &kernel), ROIALIGN_OK) << roialign_last_error();
+              ASSERT_EQ(roialign_multi_level_select(target, &params, &mp, &kernel), ROIALIGN_OK) << roialign_last_error();
               if (warm) {
                 Bytes scratch(out_bytes);
                 ASSERT_EQ(c.call(scratch.data()), ROIALIGN_OK);
@@ -357,22 +362,9 @@ TEST_F(OutOfMemory, LayoutTransforms) {
         c.reset = [] {};
         c.call = [&](unsigned char* out) {
           const roialign_threadpool pool = Pool();
-          if (dtype == ROIALIGN_DTYPE_F32) {  // the _f32 entry points too
-            const float* in = reinterpret_cast<const float*>(input.data());
-            float* o = reinterpret_cast<float*>(out);
-            if (t.pool) {
-              return to_nhwc ? roialign_nchw_to_nhwc_f32_with_threadpool(in, N, C, H, W, o, &pool)
-                             : roialign_nhwc_to_nchw_f32_with_threadpool(in, N, C, H, W, o, &pool);
-            }
-            return to_nhwc ? roialign_nchw_to_nhwc_f32(in, N, C, H, W, o, t.num_threads)
-                           : roialign_nhwc_to_nchw_f32(in, N, C, H, W, o, t.num_threads);
-          }
-          if (t.pool) {
-            return to_nhwc ? roialign_nchw_to_nhwc_with_threadpool(dtype, input.data(), N, C, H, W, out, &pool)
-                           : roialign_nhwc_to_nchw_with_threadpool(dtype, input.data(), N, C, H, W, out, &pool);
-          }
-          return to_nhwc ? roialign_nchw_to_nhwc(dtype, input.data(), N, C, H, W, out, t.num_threads)
-                         : roialign_nhwc_to_nchw(dtype, input.data(), N, C, H, W, out, t.num_threads);
+          const roialign_options options = t.pool ? roialign_c::OnPool(&pool) : roialign_c::Threads(t.num_threads);
+          return to_nhwc ? roialign_nchw_to_nhwc(dtype, input.data(), N, C, H, W, out, &options)
+                         : roialign_nhwc_to_nchw(dtype, input.data(), N, C, H, W, out, &options);
         };
         c.expected.assign(input.size(), kSentinel);
         ASSERT_EQ(c.call(c.expected.data()), ROIALIGN_OK);
@@ -437,7 +429,7 @@ TEST_F(OutOfMemory, RegisterAndQuery) {
   c.reset = next_name;
   c.call = [&](unsigned char* out) {
     roialign_implementation impl;
-    std::memset(&impl, 0, sizeof(impl));
+    roialign_implementation_init(&impl);
     impl.target = targets[attempt].c_str();
     impl.name = names[attempt].c_str();
     impl.priority = 1;
@@ -454,17 +446,25 @@ TEST_F(OutOfMemory, RegisterAndQuery) {
   };
   c.after_failure = [&] {
     roialign_target_info info;
+    roialign_target_info_init(&info);
     EXPECT_EQ(roialign_query_target(targets[attempt].c_str(), &info), ROIALIGN_INVALID_ARGUMENT)
         << targets[attempt] << ": a failed registration left the target behind";
   };
   c.expected.assign(1, 1);
   InjectAll(c, "register");
 
-  // The query of a built-in target writes the info struct only on success.
+  // The query of a built-in target writes the info struct only on success. The struct's size is set as a caller
+  // sets it; every byte after it is the case's, so the case sees whether a failed query wrote any of them.
   Case q;
   q.reset = [] {};
   q.call = [](unsigned char* out) {
-    return roialign_query_target("host", reinterpret_cast<roialign_target_info*>(out));
+    unsigned char info[sizeof(roialign_target_info)];
+    const uint32_t size = sizeof(roialign_target_info);
+    std::memcpy(info, &size, sizeof(size));
+    std::memcpy(info + sizeof(size), out + sizeof(size), sizeof(info) - sizeof(size));
+    const roialign_status s = roialign_query_target("host", reinterpret_cast<roialign_target_info*>(info));
+    std::memcpy(out + sizeof(size), info + sizeof(size), sizeof(info) - sizeof(size));
+    return s;
   };
   q.expected.assign(sizeof(roialign_target_info), kSentinel);
   ASSERT_EQ(q.call(q.expected.data()), ROIALIGN_OK);
@@ -478,7 +478,7 @@ TEST_F(OutOfMemory, FirstErrorOnAThreadWithMemoryExhausted) {
   std::string message;
   std::thread first_error([&] {
     failing_allocator::Arm(Mode::kFailFromNth, 0);
-    status = roialign_run(nullptr, nullptr, 0, 0, 0, 0, nullptr, nullptr, 0, nullptr, 1);
+    status = roialign_run(nullptr, nullptr, nullptr, nullptr);
     const char* m = roialign_last_error();
     failing_allocator::Disarm();
     message = m;

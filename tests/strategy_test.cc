@@ -166,7 +166,8 @@ roialign_status NpuRun(const roialign_problem* p, void* user_data) {
 
 TEST(Strategy, CustomNhwcOnlyTarget) {
   static std::atomic<int> calls{0};
-  roialign_implementation impl = {};
+  roialign_implementation impl;
+  roialign_implementation_init(&impl);
   impl.target = "npu";
   impl.name = "roi_align_nhwc.npu";
   impl.priority = 5;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/half_float.h"
-#include "roialign/roialign.hpp"
+#include "core/library.h"
 
 namespace roialign {
 namespace testing {

@@ -12,6 +12,7 @@
 
 #include "examples/worker_pool.h"
 #include "roialign/roialign.h"
+#include "tests/c_calls.h"
 #include "tests/test_util.h"
 
 // OpenMP threads for the reference runs; TSan builds ask for 1 (libgomp is not TSan-instrumented).
@@ -31,7 +32,7 @@ struct SerialPool {
     static_cast<SerialPool*>(self)->calls++;
     for (int64_t i = 0; i < count; ++i) task(context, i);
   }
-  ThreadPool Interface(int32_t threads) { return {&ParallelFor, this, threads}; }
+  ThreadPool Interface(int32_t threads) { return {sizeof(ThreadPool), 0, &ParallelFor, this, threads, 0}; }
 };
 
 // Owns a worker_pool (examples/worker_pool.c).
@@ -99,7 +100,7 @@ TEST(ThreadPool, BadPoolsAreRefusedBeforeAnythingRuns) {
     ThreadPool pool;
     const char* message;
   };
-  for (const Case& c : {Case{{nullptr, &serial, 2}, "no parallel_for"}, Case{serial.Interface(0), "num_threads"},
+  for (const Case& c : {Case{{sizeof(ThreadPool), 0, nullptr, &serial, 2, 0}, "no parallel_for"}, Case{serial.Interface(0), "num_threads"},
                         Case{serial.Interface(-3), "num_threads"}}) {
     const Status s = kernel->Run(in, out.data(), c.pool);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -108,20 +109,21 @@ TEST(ThreadPool, BadPoolsAreRefusedBeforeAnythingRuns) {
   EXPECT_EQ(serial.calls.load(), 0);
   for (float v : out) ASSERT_EQ(v, 5.0f);
 
-  // The C API also refuses a NULL pool, and validates the data before the first task.
-  roialign_params cp = {7, 7, 1.0f, 0, ROIALIGN_COORD_LEGACY, ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW,
-                        ROIALIGN_DTYPE_F32};
+  // The C API also refuses a pool whose struct is not initialized, and validates the data before the first task.
+  roialign_params cp = roialign_c::Params(7, 7, 1.0f, 0, ROIALIGN_COORD_LEGACY, ROIALIGN_POOL_AVG,
+                                          ROIALIGN_LAYOUT_NCHW, ROIALIGN_DTYPE_F32);
   roialign_kernel* ck = nullptr;
   ASSERT_EQ(roialign_select("host", &cp, &ck), ROIALIGN_OK);
-  EXPECT_EQ(roialign_run_with_threadpool(ck, p.input.data(), 1, p.c, p.h, p.w, p.rois5.data(), nullptr, p.k(),
-                                         out.data(), nullptr),
+  const ThreadPool uninitialized = {0, 0, serial.Interface(2).parallel_for, &serial, 2, 0};
+  EXPECT_EQ(roialign_c::RunOnPool(ck, p.input.data(), 1, p.c, p.h, p.w, p.rois5.data(), nullptr, p.k(), out.data(),
+                                  &uninitialized),
             ROIALIGN_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(roialign_last_error()).find("pool is null"), std::string::npos);
+  EXPECT_NE(std::string(roialign_last_error()).find("threadpool->struct_size is 0"), std::string::npos);
   std::vector<float> bad_rois = p.rois5;
   bad_rois[0] = 7.0f;  // batch index out of range
   const ThreadPool pool = serial.Interface(2);
-  EXPECT_EQ(roialign_run_with_threadpool(ck, p.input.data(), 1, p.c, p.h, p.w, bad_rois.data(), nullptr, p.k(),
-                                         out.data(), &pool),
+  EXPECT_EQ(roialign_c::RunOnPool(ck, p.input.data(), 1, p.c, p.h, p.w, bad_rois.data(), nullptr, p.k(),
+                                  out.data(), &pool),
             ROIALIGN_INVALID_ARGUMENT);
   EXPECT_EQ(serial.calls.load(), 0) << "a task ran before validation finished";
   for (float v : out) ASSERT_EQ(v, 5.0f);
@@ -136,11 +138,14 @@ TEST(ThreadPool, LayoutTransformsOnThePool) {
   ASSERT_TRUE(NchwToNhwc(nchw.data(), n, c, h, w, expected.data(), ROIALIGN_CONCURRENCY_INNER_THREADS).ok());
   Workers workers(3);
   const ThreadPool pool = workers.Interface();
-  ASSERT_EQ(roialign_nchw_to_nhwc_f32_with_threadpool(nchw.data(), n, c, h, w, got.data(), &pool), ROIALIGN_OK);
+  const roialign_options on_pool = roialign_c::OnPool(&pool);
+  ASSERT_EQ(roialign_nchw_to_nhwc(ROIALIGN_DTYPE_F32, nchw.data(), n, c, h, w, got.data(), &on_pool), ROIALIGN_OK);
   EXPECT_EQ(got, expected);
   ASSERT_TRUE(NhwcToNchw(got.data(), n, c, h, w, back.data(), pool).ok());
   EXPECT_EQ(back, nchw);
-  EXPECT_EQ(roialign_nhwc_to_nchw_f32_with_threadpool(got.data(), n, c, h, w, back.data(), nullptr),
+  const ThreadPool no_fn = {sizeof(ThreadPool), 0, nullptr, nullptr, 2, 0};
+  const roialign_options on_no_fn = roialign_c::OnPool(&no_fn);
+  EXPECT_EQ(roialign_nhwc_to_nchw(ROIALIGN_DTYPE_F32, got.data(), n, c, h, w, back.data(), &on_no_fn),
             ROIALIGN_INVALID_ARGUMENT);
   SerialPool serial;
   EXPECT_EQ(NchwToNhwc(nchw.data(), n, c, h, w, got.data(), serial.Interface(0)).code(), StatusCode::kInvalidArgument);
@@ -150,11 +155,13 @@ TEST(ThreadPool, LayoutTransformsOnThePool) {
 // A registered implementation receives the caller's pool (and can run on it), or NULL from roialign_run.
 TEST(ThreadPool, RegisteredImplementationsReceiveThePool) {
   struct Seen {
-    const roialign_threadpool* pool = nullptr;
+    bool pool = false;
+    roialign_threadpool copy = {};  // the pool the implementation received, a copy valid during the call
     int32_t num_threads = -100;
   };
   static Seen seen;
-  roialign_implementation impl = {};
+  roialign_implementation impl;
+  roialign_implementation_init(&impl);
   impl.target = "pool-test-device";
   impl.name = "roi_align_nchw.pool-test";
   impl.layouts = 1u << ROIALIGN_LAYOUT_NCHW;
@@ -162,7 +169,8 @@ TEST(ThreadPool, RegisteredImplementationsReceiveThePool) {
   impl.pool_modes = 1u << ROIALIGN_POOL_AVG;
   impl.coordinate_modes = 1u << ROIALIGN_COORD_LEGACY;
   impl.fn = [](const roialign_problem* p, void*) -> roialign_status {
-    seen.pool = p->threadpool;
+    seen.pool = p->threadpool != nullptr;
+    if (p->threadpool != nullptr) seen.copy = *p->threadpool;
     seen.num_threads = p->num_threads;
     if (p->threadpool != nullptr) {  // a custom target may run its own work on the engine's threads
       p->threadpool->parallel_for(p->threadpool->pool_context, 5, [](void*, int64_t) {}, nullptr);
@@ -170,19 +178,21 @@ TEST(ThreadPool, RegisteredImplementationsReceiveThePool) {
     return ROIALIGN_OK;
   };
   ASSERT_EQ(roialign_register(&impl), ROIALIGN_OK) << roialign_last_error();
-  roialign_params cp = {2, 2, 1.0f, 0, ROIALIGN_COORD_LEGACY, ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW,
-                        ROIALIGN_DTYPE_F32};
+  roialign_params cp = roialign_c::Params(2, 2, 1.0f, 0, ROIALIGN_COORD_LEGACY, ROIALIGN_POOL_AVG,
+                                          ROIALIGN_LAYOUT_NCHW, ROIALIGN_DTYPE_F32);
   roialign_kernel* k = nullptr;
   ASSERT_EQ(roialign_select("pool-test-device", &cp, &k), ROIALIGN_OK);
   float map[4] = {1, 2, 3, 4}, rois[5] = {0, 0, 0, 1, 1}, out[4];
   SerialPool serial;
   const ThreadPool pool = serial.Interface(3);
-  ASSERT_EQ(roialign_run_with_threadpool(k, map, 1, 1, 2, 2, rois, nullptr, 1, out, &pool), ROIALIGN_OK);
-  EXPECT_EQ(seen.pool, &pool);
+  ASSERT_EQ(roialign_c::RunOnPool(k, map, 1, 1, 2, 2, rois, nullptr, 1, out, &pool), ROIALIGN_OK);
+  EXPECT_TRUE(seen.pool);
+  EXPECT_EQ(seen.copy.parallel_for, pool.parallel_for);
+  EXPECT_EQ(seen.copy.pool_context, pool.pool_context);
   EXPECT_EQ(seen.num_threads, 3);
   EXPECT_EQ(serial.calls.load(), 1);
-  ASSERT_EQ(roialign_run(k, map, 1, 1, 2, 2, rois, nullptr, 1, out, 2), ROIALIGN_OK);
-  EXPECT_EQ(seen.pool, nullptr);
+  ASSERT_EQ(roialign_c::Run(k, map, 1, 1, 2, 2, rois, nullptr, 1, out, 2), ROIALIGN_OK);
+  EXPECT_FALSE(seen.pool);
   EXPECT_EQ(seen.num_threads, 2);
   roialign_kernel_free(k);
 }

@@ -54,7 +54,7 @@ struct ObservedPool {
     const roialign_threadpool inner = worker_pool_interface(p.pool);
     inner.parallel_for(inner.pool_context, count, &Observe, &call);
   }
-  ThreadPool Interface() { return {&ParallelFor, this, workers}; }
+  ThreadPool Interface() { return {sizeof(ThreadPool), 0, &ParallelFor, this, workers, 0}; }
   int WorkersThatRan() const {
     int n = 0;
     for (int w = 0; w < workers; ++w) n += worker_pool_tasks_run(pool, w) > 0 ? 1 : 0;

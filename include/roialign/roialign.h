@@ -1,13 +1,18 @@
 /* Copyright 2026 The roialign Authors
  * SPDX-License-Identifier: Apache-2.0 */
-/* roialign: RoIAlign forward on CPUs. Stable C API (C99).
+/* roialign: RoIAlign forward on CPUs. The C API (C99), stable within a major version (docs/api.md, "ABI").
  *
  * Flow: roialign_select() validates the attributes and picks one implementation for a target (or refuses),
  * roialign_run() validates the data and runs it. A kernel is immutable and may be run from many threads.
- * On any failure the output buffer is left exactly as it was and roialign_last_error() explains why. */
+ * On any failure the output buffer is left exactly as it was and roialign_last_error() explains why.
+ *
+ * Every struct a caller passes starts with `struct_size`, the sizeof() the caller was compiled with, and
+ * `flags`; its roialign_*_init() writes both and the defaults. The library reads only the bytes struct_size
+ * covers and gives every field past them its default, so a binary built against 1.0 keeps working with 1.x. */
 #ifndef ROIALIGN_ROIALIGN_H_
 #define ROIALIGN_ROIALIGN_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(_WIN32)
@@ -18,6 +23,12 @@
 #define ROIALIGN_API
 #endif
 
+/* The version of this header; roialign_version() gives the library's. */
+#define ROIALIGN_VERSION_MAJOR 1
+#define ROIALIGN_VERSION_MINOR 0
+#define ROIALIGN_VERSION_PATCH 0
+#define ROIALIGN_VERSION (ROIALIGN_VERSION_MAJOR * 10000 + ROIALIGN_VERSION_MINOR * 100 + ROIALIGN_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,7 +36,7 @@ extern "C" {
 typedef enum {
   ROIALIGN_OK = 0,
   ROIALIGN_INVALID_ARGUMENT = 1, /* the request is malformed */
-  ROIALIGN_UNSUPPORTED = 2,      /* well-formed, but nothing on this target serves it */
+  ROIALIGN_UNSUPPORTED = 2,      /* well-formed, but nothing on this target (or in this version) serves it */
   ROIALIGN_OUT_OF_MEMORY = 3,
   ROIALIGN_INTERNAL = 4
 } roialign_status;
@@ -40,15 +51,110 @@ typedef enum {
   ROIALIGN_COORD_LEGACY_UNCLAMPED = 3 /* LEGACY without the 1-pixel minimum size: TVM aligned=True */
 } roialign_coordinate_mode;
 
+/* ROIALIGN_VERSION of the library that is running (a 1.0 binary may run on a 1.3 library). */
+ROIALIGN_API int32_t roialign_version(void);
+
+/* ---- Growable structs ----
+ * struct_size: the caller's sizeof(the struct); below the struct's 1.0 size is INVALID_ARGUMENT, above what
+ *              this library knows is accepted when every byte the library does not know is zero (a newer
+ *              caller asking for nothing new), else UNSUPPORTED. At most ROIALIGN_MAX_STRUCT_SIZE.
+ * flags:       bits of options; none is defined in 1.0, and an unknown bit is UNSUPPORTED.
+ * reserved:    0. */
+#define ROIALIGN_MAX_STRUCT_SIZE 4096
+
+/* Operator attributes (docs/semantics.md). */
 typedef struct {
-  int64_t pooled_height, pooled_width;
-  float spatial_scale;
-  int32_t sampling_ratio; /* > 0 fixed grid, <= 0 adaptive */
-  roialign_coordinate_mode coordinate_mode;
-  roialign_pool_mode pool_mode;
-  roialign_layout layout;
-  roialign_dtype dtype;
+  uint32_t struct_size;
+  uint32_t flags;
+  int64_t pooled_height, pooled_width; /* default 7 x 7 */
+  float spatial_scale;                 /* default 1 */
+  int32_t sampling_ratio;              /* > 0 fixed grid, <= 0 adaptive (default 0) */
+  roialign_coordinate_mode coordinate_mode; /* default LEGACY */
+  roialign_pool_mode pool_mode;        /* default AVG */
+  roialign_layout layout;              /* default NCHW */
+  roialign_dtype dtype;                /* default F32 */
 } roialign_params;
+
+static inline void roialign_params_init(roialign_params* params) {
+  const roialign_params defaults = {sizeof(roialign_params), 0u, 7, 7, 1.0f, 0, ROIALIGN_COORD_LEGACY,
+                                    ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW, ROIALIGN_DTYPE_F32};
+  *params = defaults;
+}
+
+#define ROIALIGN_MAX_LEVELS 8
+
+/* One feature map: batch x channels x height x width elements in the kernel's layout and dtype, dense. Its size
+ * is fixed in 1.x (roialign_inputs holds an array of them); later per-map attributes come as new fields at the
+ * end of roialign_inputs. */
+typedef struct {
+  const void* data;
+  int64_t height, width;
+} roialign_map;
+
+/* One call's data. */
+typedef struct {
+  uint32_t struct_size;
+  uint32_t flags;
+  int64_t batch, channels; /* shared by every map */
+  int32_t num_maps;        /* roialign_run: 1 (the default); roialign_multi_level_run: the kernel's num_levels */
+  int32_t reserved;
+  roialign_map maps[ROIALIGN_MAX_LEVELS]; /* maps[0 .. num_maps) */
+  const float* rois;            /* [K,5] (batch, x1, y1, x2, y2) when batch_indices is NULL, else [K,4] */
+  const int64_t* batch_indices; /* NULL, or K int64 values */
+  const int32_t* levels;        /* multi-level with ROIALIGN_LEVEL_RULE_GIVEN: one level per RoI; else NULL */
+  int64_t num_rois;             /* K */
+} roialign_inputs;
+
+static inline void roialign_inputs_init(roialign_inputs* inputs) {
+  const roialign_inputs defaults = {sizeof(roialign_inputs), 0u, 0, 0, 1, 0, {{0, 0, 0}}, 0, 0, 0, 0};
+  *inputs = defaults;
+}
+
+/* ---- Running on the caller's threads ----
+ * Engines that run their own thread pool (TBB, pthreadpool, an inference runtime's workers) hand it to roialign
+ * instead of letting it open OpenMP threads inside theirs. */
+
+/* One task of a parallel loop. */
+typedef void (*roialign_task_fn)(void* task_context, int64_t index);
+/* Runs task(task_context, i) once for every i in [0, count), on any threads and in any order; returns when
+ * all have finished. */
+typedef void (*roialign_parallel_for_fn)(void* pool_context, int64_t count, roialign_task_fn task,
+                                         void* task_context);
+typedef struct {
+  uint32_t struct_size;
+  uint32_t flags;
+  roialign_parallel_for_fn parallel_for;
+  void* pool_context;
+  int32_t num_threads; /* how many threads the pool runs tasks on; work is split for that many */
+  int32_t reserved;
+} roialign_threadpool;
+
+static inline void roialign_threadpool_init(roialign_threadpool* pool) {
+  const roialign_threadpool defaults = {sizeof(roialign_threadpool), 0u, 0, 0, 0, 0};
+  *pool = defaults;
+}
+
+/* How a call runs. NULL wherever roialign_options is taken means the defaults. */
+typedef struct {
+  uint32_t struct_size;
+  uint32_t flags;
+  /* roialign's own threads: > 0 at most that many, <= 0 OpenMP's default (the default; a build without OpenMP
+   * runs on the calling thread). Not used with a threadpool. */
+  int32_t num_threads;
+  int32_t reserved;
+  /* The caller's pool, or NULL (the default) for roialign's own threads. With a pool, roialign starts no thread
+   * and opens no OpenMP region: every parallel step goes through pool->parallel_for, called from the calling
+   * thread after all validation. A NULL parallel_for or num_threads < 1 is INVALID_ARGUMENT. */
+  const roialign_threadpool* threadpool;
+  /* Reserved for caller-owned working memory: NULL and 0 in 1.0 (anything else is UNSUPPORTED). */
+  void* workspace;
+  size_t workspace_size;
+} roialign_options;
+
+static inline void roialign_options_init(roialign_options* options) {
+  const roialign_options defaults = {sizeof(roialign_options), 0u, 0, 0, 0, 0, 0};
+  *options = defaults;
+}
 
 typedef struct roialign_kernel roialign_kernel;
 
@@ -64,38 +170,10 @@ ROIALIGN_API roialign_status roialign_select(const char* target, const roialign_
                                              roialign_kernel** kernel);
 /* The implementation's name, e.g. "roi_align_nhwc.avx512"; valid as long as the kernel. */
 ROIALIGN_API const char* roialign_kernel_name(const roialign_kernel* kernel);
-/* Runs the kernel. `batch_indices` NULL: rois are [K,5] (batch, x1, y1, x2, y2); otherwise rois are [K,4] and
- * batch_indices holds K int64 values. `num_threads` <= 0: OpenMP's default (a build without OpenMP runs on the
- * calling thread). Output: K*C*PH*PW elements. */
-ROIALIGN_API roialign_status roialign_run(const roialign_kernel* kernel, const void* input, int64_t batch,
-                                          int64_t channels, int64_t height, int64_t width, const float* rois,
-                                          const int64_t* batch_indices, int64_t num_rois, void* output,
-                                          int32_t num_threads);
-/* ---- Running on the caller's threads ----
- * Engines that run their own thread pool (TBB, pthreadpool, an inference runtime's workers) hand it to roialign
- * instead of letting it open OpenMP threads inside theirs. */
-
-/* One task of a parallel loop. */
-typedef void (*roialign_task_fn)(void* task_context, int64_t index);
-/* Runs task(task_context, i) once for every i in [0, count), on any threads and in any order; returns when
- * all have finished. */
-typedef void (*roialign_parallel_for_fn)(void* pool_context, int64_t count, roialign_task_fn task,
-                                         void* task_context);
-typedef struct {
-  roialign_parallel_for_fn parallel_for;
-  void* pool_context;
-  int32_t num_threads; /* how many threads the pool runs tasks on; work is split for that many */
-} roialign_threadpool;
-
-/* roialign_run on the caller's pool: roialign starts no thread of its own and opens no OpenMP region; every
- * parallel step goes through pool->parallel_for, called from the calling thread after all validation. Results
- * are bit-identical to roialign_run at any thread count. A NULL pool, a NULL parallel_for or num_threads < 1 is
- * ROIALIGN_INVALID_ARGUMENT (output untouched). */
-ROIALIGN_API roialign_status roialign_run_with_threadpool(
-    const roialign_kernel* kernel, const void* input, int64_t batch, int64_t channels, int64_t height,
-    int64_t width, const float* rois, const int64_t* batch_indices, int64_t num_rois, void* output,
-    const roialign_threadpool* pool);
-
+/* Runs the kernel on inputs->maps[0] (num_maps 1, levels NULL). Output: K*C*PH*PW elements in the layout.
+ * Results are bit-identical for any thread count and any pool. */
+ROIALIGN_API roialign_status roialign_run(const roialign_kernel* kernel, const roialign_inputs* inputs, void* output,
+                                          const roialign_options* options);
 /* Frees a kernel; NULL is allowed. */
 ROIALIGN_API void roialign_kernel_free(roialign_kernel* kernel);
 /* Message of this thread's last failed call ("" if none; at most 1023 bytes); valid until this thread's next call. */
@@ -104,8 +182,7 @@ ROIALIGN_API const char* roialign_last_error(void);
 /* ---- Multi-level RoIAlign (feature pyramids, docs/multi-level.md) ----
  * Each RoI is pooled from one of up to ROIALIGN_MAX_LEVELS feature maps (the levels of an FPN), chosen by a level
  * rule, in one call; outputs keep the RoIs' order. The maps share batch and channels; each has its own height,
- * width and spatial scale. Every other attribute applies as in roialign_params. */
-#define ROIALIGN_MAX_LEVELS 8
+ * width and spatial scale. Every other attribute comes from a roialign_params. */
 
 typedef enum {
   /* torchvision MultiScaleRoIAlign: floor(canonical_level + log2(sqrt(area) / canonical_size) + 1e-6), clamped to
@@ -119,48 +196,48 @@ typedef enum {
   ROIALIGN_LEVEL_RULE_OPENVINO = 2
 } roialign_level_rule;
 
+/* The levels' attributes. */
 typedef struct {
-  roialign_params params;               /* params.spatial_scale is not used: each level has its own scale */
-  int32_t num_levels;                   /* 1 .. ROIALIGN_MAX_LEVELS */
+  uint32_t struct_size;
+  uint32_t flags;
+  int32_t num_levels;                   /* 1 .. ROIALIGN_MAX_LEVELS (default 1) */
   float scales[ROIALIGN_MAX_LEVELS];    /* spatial scale of level i (finite, > 0); entries past num_levels unused */
-  roialign_level_rule level_rule;
-  float canonical_size;                 /* SCALE and OPENVINO rules; 224 in all four reference systems */
-  int32_t canonical_level;              /* SCALE and OPENVINO rules; 4 (P4) in all four reference systems */
+  roialign_level_rule level_rule;       /* default SCALE */
+  float canonical_size;                 /* SCALE and OPENVINO rules; 224 (the default) in all four reference systems */
+  int32_t canonical_level;              /* SCALE and OPENVINO rules; 4 (P4, the default) in all four */
 } roialign_multi_level_params;
 
-/* One level's feature map: batch x channels x height x width in params.layout and params.dtype. */
-typedef struct {
-  const void* input;
-  int64_t height, width;
-} roialign_level_map;
+static inline void roialign_multi_level_params_init(roialign_multi_level_params* params) {
+  const roialign_multi_level_params defaults = {sizeof(roialign_multi_level_params), 0u, 1, {1.0f},
+                                                ROIALIGN_LEVEL_RULE_SCALE, 224.0f, 4};
+  *params = defaults;
+}
 
 typedef struct roialign_multi_level_kernel roialign_multi_level_kernel;
 
-/* Validates the attributes (level count, scales, rule, and everything roialign_select checks) and picks the
- * implementation; built-in implementations only (a registered one is UNSUPPORTED). *kernel NULL on failure. */
-ROIALIGN_API roialign_status roialign_multi_level_select(const char* target, const roialign_multi_level_params* params,
+/* Validates the attributes (`params` as roialign_select does, its spatial_scale unused; the level count, scales
+ * and rule of `levels`) and picks the implementation; built-in implementations only (a registered one is
+ * UNSUPPORTED). *kernel NULL on failure. */
+ROIALIGN_API roialign_status roialign_multi_level_select(const char* target, const roialign_params* params,
+                                                         const roialign_multi_level_params* levels,
                                                          roialign_multi_level_kernel** kernel);
 /* The implementation's name; valid as long as the kernel. */
 ROIALIGN_API const char* roialign_multi_level_kernel_name(const roialign_multi_level_kernel* kernel);
-/* Runs the kernel on `num_maps` maps (must equal num_levels). `levels`: one int32 per RoI with the GIVEN rule,
- * NULL otherwise. rois and batch_indices as in roialign_run. Output: K*C*PH*PW elements in the RoIs' order. */
+/* Runs the kernel on inputs->maps[0 .. num_maps) (num_maps must equal num_levels); inputs->levels one int32 per
+ * RoI with the GIVEN rule, NULL otherwise. Output: K*C*PH*PW elements in the RoIs' order. */
 ROIALIGN_API roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kernel,
-                                                      const roialign_level_map* maps, int32_t num_maps, int64_t batch,
-                                                      int64_t channels, const float* rois,
-                                                      const int64_t* batch_indices, const int32_t* levels,
-                                                      int64_t num_rois, void* output, int32_t num_threads);
-/* The same on the caller's pool (rules as roialign_run_with_threadpool). */
-ROIALIGN_API roialign_status roialign_multi_level_run_with_threadpool(
-    const roialign_multi_level_kernel* kernel, const roialign_level_map* maps, int32_t num_maps, int64_t batch,
-    int64_t channels, const float* rois, const int64_t* batch_indices, const int32_t* levels, int64_t num_rois,
-    void* output, const roialign_threadpool* pool);
+                                                      const roialign_inputs* inputs, void* output,
+                                                      const roialign_options* options);
 /* Frees a kernel; NULL is allowed. */
 ROIALIGN_API void roialign_multi_level_kernel_free(roialign_multi_level_kernel* kernel);
 
 /* ---- Strategy queries (layout planning) and custom targets ---- */
 
-/* What a target can serve. Bit i of a mask is set when enum value i is supported. */
+/* What a target can serve (written by the library, up to the caller's struct_size). Bit i of a mask is set when
+ * enum value i is supported. */
 typedef struct {
+  uint32_t struct_size;
+  uint32_t flags;            /* 0 */
   uint32_t layouts;          /* bits of roialign_layout */
   uint32_t dtypes;           /* bits of roialign_dtype */
   uint32_t pool_modes;       /* bits of roialign_pool_mode */
@@ -168,13 +245,29 @@ typedef struct {
   roialign_layout preferred_layout; /* the layout of its highest-priority implementation */
 } roialign_target_info;
 
+static inline void roialign_target_info_init(roialign_target_info* info) {
+  const roialign_target_info defaults = {sizeof(roialign_target_info), 0u, 0u, 0u, 0u, 0u, ROIALIGN_LAYOUT_NCHW};
+  *info = defaults;
+}
+
 /* Fills *info for `target`; UNSUPPORTED when the target exists but nothing serves it on this CPU/build,
  * INVALID_ARGUMENT when the name is unknown. */
 ROIALIGN_API roialign_status roialign_query_target(const char* target, roialign_target_info* info);
 
-/* Everything a registered implementation receives; data already validated (batch indices in range,
- * coordinates finite, sizes consistent). Output is K*C*PH*PW elements in `params->layout`. */
+/* Names as a list: each name followed by a NUL, then one more NUL. *needed gets the bytes of the whole list; the
+ * list is written only when `size` holds it (else nothing is written and the call still returns OK).
+ * roialign_known_targets: every target name, the built-in ones then registered ones. roialign_implementation_names:
+ * the implementations `target` can run on this CPU and build, best first (empty for an unknown target). */
+ROIALIGN_API roialign_status roialign_known_targets(char* buffer, size_t size, size_t* needed);
+ROIALIGN_API roialign_status roialign_implementation_names(const char* target, char* buffer, size_t size,
+                                                           size_t* needed);
+
+/* Everything a registered implementation receives, filled by the library (struct_size: the library's sizeof, at
+ * least 1.0's); data already validated (batch indices in range, coordinates finite, sizes consistent). Output is
+ * K*C*PH*PW elements in `params->layout`. */
 typedef struct {
+  uint32_t struct_size;
+  uint32_t flags;
   const roialign_params* params;
   const void* input;
   int64_t batch, channels, height, width;
@@ -182,14 +275,17 @@ typedef struct {
   const int64_t* batch_indices; /* may be NULL */
   int64_t num_rois;
   void* output;
-  int32_t num_threads;                 /* as the caller passed it to roialign_run (<= 0: its default) */
-  const roialign_threadpool* threadpool; /* the caller's pool (roialign_run_with_threadpool), else NULL */
+  int32_t num_threads;                   /* as the caller passed it (<= 0: its default); with a pool, the pool's */
+  int32_t reserved;
+  const roialign_threadpool* threadpool; /* the caller's pool, else NULL */
 } roialign_problem;
 
 /* A user implementation: returns ROIALIGN_OK or an error status (the caller sees it as returned). */
 typedef roialign_status (*roialign_impl_fn)(const roialign_problem* problem, void* user_data);
 
 typedef struct {
+  uint32_t struct_size;
+  uint32_t flags;
   const char* target;   /* the target it serves, e.g. "npu"; built-in target names are refused */
   const char* name;     /* e.g. "roi_align_nhwc.npu"; unique */
   int32_t priority;     /* higher wins among implementations that match a request */
@@ -198,43 +294,24 @@ typedef struct {
   void* user_data;
 } roialign_implementation;
 
+static inline void roialign_implementation_init(roialign_implementation* impl) {
+  const roialign_implementation defaults = {sizeof(roialign_implementation), 0u, 0, 0, 0, 0u, 0u, 0u, 0u, 0, 0};
+  *impl = defaults;
+}
+
 /* Registers `impl` (copied; strings copied). Thread-safe; existing kernels stay valid. */
 ROIALIGN_API roialign_status roialign_register(const roialign_implementation* impl);
 
-/* ---- Layout transforms (for engines that convert around roi_align) ---- */
-
-/* NCHW -> NHWC and back, float32, for the whole tensor. `num_threads` <= 0: OpenMP's default. */
-ROIALIGN_API roialign_status roialign_nchw_to_nhwc_f32(const float* input, int64_t batch, int64_t channels,
-                                                       int64_t height, int64_t width, float* output,
-                                                       int32_t num_threads);
-ROIALIGN_API roialign_status roialign_nhwc_to_nchw_f32(const float* input, int64_t batch, int64_t channels,
-                                                       int64_t height, int64_t width, float* output,
-                                                       int32_t num_threads);
-/* The same on the caller's pool (rules as roialign_run_with_threadpool). */
-ROIALIGN_API roialign_status roialign_nchw_to_nhwc_f32_with_threadpool(const float* input, int64_t batch,
-                                                                       int64_t channels, int64_t height,
-                                                                       int64_t width, float* output,
-                                                                       const roialign_threadpool* pool);
-ROIALIGN_API roialign_status roialign_nhwc_to_nchw_f32_with_threadpool(const float* input, int64_t batch,
-                                                                       int64_t channels, int64_t height,
-                                                                       int64_t width, float* output,
-                                                                       const roialign_threadpool* pool);
-/* The same for tensors of any dtype (F16 and BF16 elements are moved as they are, bit for bit). */
+/* ---- Layout transforms (for engines that convert around roi_align) ----
+ * NCHW -> NHWC and back for the whole tensor of `dtype` (F16 and BF16 elements are moved as they are, bit for bit).
+ * N, C, H, W are the logical dimensions in both directions; the output must not overlap the input. `options` as
+ * for roialign_run (NULL: defaults). */
 ROIALIGN_API roialign_status roialign_nchw_to_nhwc(roialign_dtype dtype, const void* input, int64_t batch,
                                                    int64_t channels, int64_t height, int64_t width, void* output,
-                                                   int32_t num_threads);
+                                                   const roialign_options* options);
 ROIALIGN_API roialign_status roialign_nhwc_to_nchw(roialign_dtype dtype, const void* input, int64_t batch,
                                                    int64_t channels, int64_t height, int64_t width, void* output,
-                                                   int32_t num_threads);
-/* The same on the caller's pool (rules as roialign_run_with_threadpool). */
-ROIALIGN_API roialign_status roialign_nchw_to_nhwc_with_threadpool(roialign_dtype dtype, const void* input,
-                                                                   int64_t batch, int64_t channels, int64_t height,
-                                                                   int64_t width, void* output,
-                                                                   const roialign_threadpool* pool);
-ROIALIGN_API roialign_status roialign_nhwc_to_nchw_with_threadpool(roialign_dtype dtype, const void* input,
-                                                                   int64_t batch, int64_t channels, int64_t height,
-                                                                   int64_t width, void* output,
-                                                                   const roialign_threadpool* pool);
+                                                   const roialign_options* options);
 
 /* ---- Names of the enum values (the library's one list; bindings and engines read it instead of copies) ---- */
 

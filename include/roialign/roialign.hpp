@@ -1,11 +1,12 @@
 /* Copyright 2026 The roialign Authors
  * SPDX-License-Identifier: Apache-2.0 */
-// roialign C++ API. The C API (roialign.h) is a thin, ABI-stable wrapper over the same objects; enum values are
-// identical in both. No SIMD or Highway here.
-// libroialign.so is built with hidden visibility: what it exports is marked ROIALIGN_API (from roialign.h).
+// roialign C++ API (C++17): header-only, inline over the C API (roialign.h), so it adds no symbol and no C++ ABI
+// to libroialign.so. RAII kernels, std::string messages; enum values are the C API's. Its names live in the inline
+// namespace roialign::v1 (spelled roialign::Kernel and so on), apart from the library's internal C++ code.
 #ifndef ROIALIGN_ROIALIGN_HPP_
 #define ROIALIGN_ROIALIGN_HPP_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "roialign/roialign.h"
 
 namespace roialign {
+inline namespace v1 {
 
 enum class StatusCode : int {
   kOk = ROIALIGN_OK,
@@ -40,13 +42,22 @@ enum class LevelRule : int {
   kOpenVino = ROIALIGN_LEVEL_RULE_OPENVINO,
 };
 
-// Names used in messages and by the benchmarks ("NCHW", "AVG", "HALF_PIXEL", "F32"); "?" for unknown values.
-ROIALIGN_API const char* ToString(StatusCode code);
-ROIALIGN_API const char* ToString(Layout layout);
-ROIALIGN_API const char* ToString(DType dtype);
-ROIALIGN_API const char* ToString(PoolMode mode);
-ROIALIGN_API const char* ToString(CoordinateMode mode);
-ROIALIGN_API const char* ToString(LevelRule rule);  // "SCALE", "GIVEN", "OPENVINO"
+namespace detail {
+inline const char* NameOr(roialign_enum_kind kind, int value) {
+  const char* name = roialign_enum_name(kind, value);
+  return name != nullptr ? name : "?";
+}
+}  // namespace detail
+
+// The library's names ("NCHW", "AVG", "HALF_PIXEL", "F32"); "?" for unknown values.
+inline const char* ToString(StatusCode code) { return detail::NameOr(ROIALIGN_ENUM_STATUS, static_cast<int>(code)); }
+inline const char* ToString(Layout layout) { return detail::NameOr(ROIALIGN_ENUM_LAYOUT, static_cast<int>(layout)); }
+inline const char* ToString(DType dtype) { return detail::NameOr(ROIALIGN_ENUM_DTYPE, static_cast<int>(dtype)); }
+inline const char* ToString(PoolMode mode) { return detail::NameOr(ROIALIGN_ENUM_POOL_MODE, static_cast<int>(mode)); }
+inline const char* ToString(CoordinateMode mode) {
+  return detail::NameOr(ROIALIGN_ENUM_COORDINATE_MODE, static_cast<int>(mode));
+}
+inline const char* ToString(LevelRule rule) { return detail::NameOr(ROIALIGN_ENUM_LEVEL_RULE, static_cast<int>(rule)); }
 
 // Outcome of a call: a code and, unless ok, a message a user can act on.
 class Status {
@@ -62,6 +73,14 @@ class Status {
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
 };
+
+namespace detail {
+// A C status as a Status, with this thread's message when it failed.
+inline Status FromC(roialign_status s) {
+  if (s == ROIALIGN_OK) return Status();
+  return Status(static_cast<StatusCode>(s), roialign_last_error());
+}
+}  // namespace detail
 
 // Operator attributes (docs/semantics.md).
 struct Params {
@@ -84,35 +103,110 @@ struct Inputs {
   int64_t num_rois = 0;
 };
 
-// The caller's thread pool (roialign.h): roialign then runs every parallel step through pool.parallel_for and
+// The caller's thread pool (roialign_threadpool): roialign then runs every parallel step through parallel_for and
 // starts no thread of its own.
-using ThreadPool = roialign_threadpool;
+struct ThreadPool {
+  roialign_parallel_for_fn parallel_for = nullptr;
+  void* pool_context = nullptr;
+  int32_t num_threads = 0;
+};
 
-namespace internal {
-struct SelectedKernel;
+namespace detail {
+inline roialign_params ToC(const Params& p) {
+  roialign_params c;
+  roialign_params_init(&c);
+  c.pooled_height = p.pooled_height;
+  c.pooled_width = p.pooled_width;
+  c.spatial_scale = p.spatial_scale;
+  c.sampling_ratio = p.sampling_ratio;
+  c.coordinate_mode = static_cast<roialign_coordinate_mode>(p.coordinate_mode);
+  c.pool_mode = static_cast<roialign_pool_mode>(p.pool_mode);
+  c.layout = static_cast<roialign_layout>(p.layout);
+  c.dtype = static_cast<roialign_dtype>(p.dtype);
+  return c;
 }
 
-// A selected implementation: immutable, cheap to copy, safe to run from many threads at once.
+// roialign_options for roialign's threads or for `pool` (whose C form `c_pool` must outlive the call).
+inline roialign_options Options(int32_t num_threads) {
+  roialign_options o;
+  roialign_options_init(&o);
+  o.num_threads = num_threads;
+  return o;
+}
+inline roialign_options Options(const ThreadPool& pool, roialign_threadpool* c_pool) {
+  roialign_threadpool_init(c_pool);
+  c_pool->parallel_for = pool.parallel_for;
+  c_pool->pool_context = pool.pool_context;
+  c_pool->num_threads = pool.num_threads;
+  roialign_options o;
+  roialign_options_init(&o);
+  o.threadpool = c_pool;
+  return o;
+}
+
+inline roialign_inputs ToC(const Inputs& in) {
+  roialign_inputs c;
+  roialign_inputs_init(&c);
+  c.batch = in.batch;
+  c.channels = in.channels;
+  c.maps[0].data = in.input;
+  c.maps[0].height = in.height;
+  c.maps[0].width = in.width;
+  c.rois = in.rois;
+  c.batch_indices = in.batch_indices;
+  c.num_rois = in.num_rois;
+  return c;
+}
+
+// A NUL-separated list (roialign_known_targets) as strings.
+template <typename F>
+std::vector<std::string> Names(F&& list) {
+  size_t needed = 0;
+  std::vector<std::string> out;
+  if (list(nullptr, 0, &needed) != ROIALIGN_OK) return out;
+  std::vector<char> buffer;
+  do {  // the list may grow between the calls when another thread registers
+    buffer.resize(needed);
+    if (list(buffer.data(), buffer.size(), &needed) != ROIALIGN_OK) return out;
+  } while (needed > buffer.size());
+  for (const char* p = buffer.data(); *p != '\0'; p += out.back().size() + 1) out.emplace_back(p);
+  return out;
+}
+}  // namespace detail
+
+class SelectResult;
+
+// A selected implementation: immutable, cheap to copy (copies share the C kernel), safe to run from many threads.
 class Kernel {
  public:
   Kernel() = default;
   // Validates the data (docs/errors-and-limits.md), then computes; on error `output` is untouched.
   // `output` holds K*C*PH*PW elements; num_threads <= 0 uses OpenMP's default.
-  ROIALIGN_API Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const;
+  Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const {
+    const roialign_inputs in = detail::ToC(inputs);
+    const roialign_options options = detail::Options(num_threads);
+    return detail::FromC(roialign_run(kernel_.get(), &in, output, &options));
+  }
   // The same on the caller's pool; bit-identical results. A null parallel_for or num_threads < 1 is
   // INVALID_ARGUMENT (output untouched).
-  ROIALIGN_API Status Run(const Inputs& inputs, void* output, const ThreadPool& pool) const;
+  Status Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
+    const roialign_inputs in = detail::ToC(inputs);
+    roialign_threadpool c_pool;
+    const roialign_options options = detail::Options(pool, &c_pool);
+    return detail::FromC(roialign_run(kernel_.get(), &in, output, &options));
+  }
   // The implementation's name, e.g. "roi_align_nhwc.avx512".
-  ROIALIGN_API const std::string& name() const;
+  const std::string& name() const { return name_; }
   const Params& params() const { return params_; }
-  bool valid() const { return selected_ != nullptr; }
+  bool valid() const { return kernel_ != nullptr; }
+  // The C kernel, for roialign_* calls; valid as long as this Kernel or a copy.
+  const roialign_kernel* get() const { return kernel_.get(); }
 
  private:
-  friend struct KernelAccess;
-  // What selection resolved (the function for this dtype and ISA, the planner's options) and the kernel's
-  // working memory, shared by copies.
-  std::shared_ptr<const internal::SelectedKernel> selected_;
+  friend SelectResult Select(const std::string& target, const Params& params);
+  std::shared_ptr<roialign_kernel> kernel_;
   Params params_;
+  std::string name_;
 };
 
 // A Kernel or the Status explaining why there is none.
@@ -134,7 +228,17 @@ class SelectResult {
 // Validates `params` and picks the highest-priority implementation serving them on `target`, or refuses with
 // INVALID_ARGUMENT (bad attributes or unknown target) or UNSUPPORTED (nothing serves them; the message lists
 // what the target does support).
-ROIALIGN_API SelectResult Select(const std::string& target, const Params& params);
+inline SelectResult Select(const std::string& target, const Params& params) {
+  const roialign_params c = detail::ToC(params);
+  roialign_kernel* raw = nullptr;
+  const roialign_status s = roialign_select(target.c_str(), &c, &raw);
+  if (s != ROIALIGN_OK) return detail::FromC(s);
+  Kernel k;
+  k.kernel_.reset(raw, roialign_kernel_free);
+  k.params_ = params;
+  k.name_ = roialign_kernel_name(raw);
+  return k;
+}
 
 // Multi-level attributes (docs/multi-level.md): `params` minus its spatial_scale, which each level has its own of.
 struct MultiLevelParams {
@@ -146,7 +250,10 @@ struct MultiLevelParams {
 };
 
 // One level's map (batch x channels x height x width, shared batch and channels).
-using LevelMap = roialign_level_map;
+struct LevelMap {
+  const void* input = nullptr;
+  int64_t height = 0, width = 0;
+};
 
 // One multi-level call's data. `levels`: one int32 per RoI with LevelRule::kGiven, else null.
 struct MultiLevelInputs {
@@ -159,22 +266,60 @@ struct MultiLevelInputs {
   int64_t num_rois = 0;
 };
 
+struct MultiLevelSelectResult;
+
 // A selected multi-level implementation: immutable, cheap to copy, safe to run from many threads at once.
 class MultiLevelKernel {
  public:
   MultiLevelKernel() = default;
   // Validates the data (each level's shape, the given levels, every RoI on its level), then pools each RoI from
   // its level into output[k]; on error `output` is untouched.
-  ROIALIGN_API Status Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads = 0) const;
-  ROIALIGN_API Status Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const;
-  const std::string& name() const { return kernel_.name(); }
+  Status Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads = 0) const {
+    roialign_inputs in;
+    if (!ToC(inputs, &in)) return TooManyMaps(inputs);
+    const roialign_options options = detail::Options(num_threads);
+    return detail::FromC(roialign_multi_level_run(kernel_.get(), &in, output, &options));
+  }
+  Status Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
+    roialign_inputs in;
+    if (!ToC(inputs, &in)) return TooManyMaps(inputs);
+    roialign_threadpool c_pool;
+    const roialign_options options = detail::Options(pool, &c_pool);
+    return detail::FromC(roialign_multi_level_run(kernel_.get(), &in, output, &options));
+  }
+  const std::string& name() const { return name_; }
   const MultiLevelParams& params() const { return params_; }
-  bool valid() const { return kernel_.valid(); }
+  bool valid() const { return kernel_ != nullptr; }
+  const roialign_multi_level_kernel* get() const { return kernel_.get(); }
 
  private:
-  friend struct KernelAccess;
-  Kernel kernel_;  // the single-level kernel every level runs (its spatial_scale is level 0's)
+  friend MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLevelParams& params);
+  static bool ToC(const MultiLevelInputs& inputs, roialign_inputs* c) {
+    roialign_inputs_init(c);
+    if (inputs.num_maps > ROIALIGN_MAX_LEVELS || (inputs.num_maps > 0 && inputs.maps == nullptr)) return false;
+    c->num_maps = inputs.num_maps;
+    for (int32_t l = 0; l < inputs.num_maps; ++l) {
+      c->maps[l].data = inputs.maps[l].input;
+      c->maps[l].height = inputs.maps[l].height;
+      c->maps[l].width = inputs.maps[l].width;
+    }
+    c->batch = inputs.batch;
+    c->channels = inputs.channels;
+    c->rois = inputs.rois;
+    c->batch_indices = inputs.batch_indices;
+    c->levels = inputs.levels;
+    c->num_rois = inputs.num_rois;
+    return true;
+  }
+  static Status TooManyMaps(const MultiLevelInputs& inputs) {
+    return Status(StatusCode::kInvalidArgument,
+                  inputs.maps == nullptr ? "maps is null"
+                                         : "got " + std::to_string(inputs.num_maps) + " maps; at most " +
+                                               std::to_string(ROIALIGN_MAX_LEVELS));
+  }
+  std::shared_ptr<roialign_multi_level_kernel> kernel_;
   MultiLevelParams params_;
+  std::string name_;
 };
 
 // A MultiLevelKernel or the Status explaining why there is none.
@@ -186,7 +331,30 @@ struct MultiLevelSelectResult {
 
 // Validates the level count, the scales and the rule, then selects as Select does (built-in implementations
 // only: a registered implementation is UNSUPPORTED).
-ROIALIGN_API MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLevelParams& params);
+inline MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLevelParams& params) {
+  MultiLevelSelectResult r;
+  if (params.scales.empty() || params.scales.size() > ROIALIGN_MAX_LEVELS) {
+    r.status = Status(StatusCode::kInvalidArgument, "num_levels must be 1 to " +
+                                                        std::to_string(ROIALIGN_MAX_LEVELS) + " (got " +
+                                                        std::to_string(params.scales.size()) + ")");
+    return r;
+  }
+  const roialign_params c = detail::ToC(params.params);
+  roialign_multi_level_params levels;
+  roialign_multi_level_params_init(&levels);
+  levels.num_levels = static_cast<int32_t>(params.scales.size());
+  for (size_t l = 0; l < params.scales.size(); ++l) levels.scales[l] = params.scales[l];
+  levels.level_rule = static_cast<roialign_level_rule>(params.level_rule);
+  levels.canonical_size = params.canonical_size;
+  levels.canonical_level = params.canonical_level;
+  roialign_multi_level_kernel* raw = nullptr;
+  r.status = detail::FromC(roialign_multi_level_select(target.c_str(), &c, &levels, &raw));
+  if (!r.ok()) return r;
+  r.kernel.kernel_.reset(raw, roialign_multi_level_kernel_free);
+  r.kernel.params_ = params;
+  r.kernel.name_ = roialign_multi_level_kernel_name(raw);
+  return r;
+}
 
 // What a target serves (for layout planning), or why it cannot serve anything here.
 struct TargetInfo {
@@ -196,14 +364,54 @@ struct TargetInfo {
   std::vector<CoordinateMode> coordinate_modes;
   Layout preferred_layout = Layout::kNCHW;  // the layout of its highest-priority implementation
 };
-ROIALIGN_API Status QueryTarget(const std::string& target, TargetInfo* info);
+
+namespace detail {
+template <typename Enum>
+std::vector<Enum> ValuesOf(uint32_t mask) {
+  std::vector<Enum> out;
+  for (int i = 0; i < 32; ++i) {
+    if (mask & (1u << i)) out.push_back(static_cast<Enum>(i));
+  }
+  return out;
+}
+template <typename Enum>
+uint32_t MaskOf(const std::vector<Enum>& values) {
+  uint32_t mask = 0;
+  for (Enum v : values) {
+    const int i = static_cast<int>(v);
+    // A value outside [0, 32) becomes bit 31, which no enum has: registration then refuses the mask.
+    mask |= 1u << (i >= 0 && i < 32 ? i : 31);
+  }
+  return mask;
+}
+}  // namespace detail
+
+inline Status QueryTarget(const std::string& target, TargetInfo* info) {
+  if (info == nullptr) return Status(StatusCode::kInvalidArgument, "info is null");
+  roialign_target_info c;
+  roialign_target_info_init(&c);
+  const roialign_status s = roialign_query_target(target.c_str(), &c);
+  if (s != ROIALIGN_OK) return detail::FromC(s);
+  info->layouts = detail::ValuesOf<Layout>(c.layouts);
+  info->dtypes = detail::ValuesOf<DType>(c.dtypes);
+  info->pool_modes = detail::ValuesOf<PoolMode>(c.pool_modes);
+  info->coordinate_modes = detail::ValuesOf<CoordinateMode>(c.coordinate_modes);
+  info->preferred_layout = static_cast<Layout>(c.preferred_layout);
+  return Status();
+}
 
 // Every known target name: the built-in ones, then registered ones.
-ROIALIGN_API std::vector<std::string> KnownTargets();
+inline std::vector<std::string> KnownTargets() {
+  return detail::Names([](char* b, size_t n, size_t* needed) { return roialign_known_targets(b, n, needed); });
+}
 // Names of all implementations registered for `target` that this CPU and build can run, best first.
-ROIALIGN_API std::vector<std::string> ImplementationNames(const std::string& target);
+inline std::vector<std::string> ImplementationNames(const std::string& target) {
+  return detail::Names(
+      [&](char* b, size_t n, size_t* needed) { return roialign_implementation_names(target.c_str(), b, n, needed); });
+}
 
-// A user implementation for a user target (e.g. an NHWC-only accelerator). It receives validated data.
+// A user implementation for a user target (e.g. an NHWC-only accelerator). It receives validated data. Its
+// status reaches the caller with the C API's message ("registered implementation failed with status N").
 struct CustomImplementation {
   std::string target;
   std::string name;
@@ -214,29 +422,84 @@ struct CustomImplementation {
   std::vector<CoordinateMode> coordinate_modes;
   std::function<Status(const roialign_problem&)> fn;
 };
-ROIALIGN_API Status Register(CustomImplementation impl);
 
-// Layout transforms for the whole tensor (float32). On error the output is untouched.
-ROIALIGN_API Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, float* output, int32_t num_threads = 0);
-ROIALIGN_API Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, float* output, int32_t num_threads = 0);
-// The same on the caller's pool.
-ROIALIGN_API Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, float* output, const ThreadPool& pool);
-ROIALIGN_API Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, float* output, const ThreadPool& pool);
-// The same for tensors of any dtype (F16 and BF16 elements are moved as they are, bit for bit).
-ROIALIGN_API Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, void* output, int32_t num_threads = 0);
-ROIALIGN_API Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, void* output, int32_t num_threads = 0);
-// The same on the caller's pool.
-ROIALIGN_API Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, void* output, const ThreadPool& pool);
-ROIALIGN_API Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, void* output, const ThreadPool& pool);
+inline Status Register(CustomImplementation impl) {
+  using Fn = std::function<Status(const roialign_problem&)>;
+  if (!impl.fn) return Status(StatusCode::kInvalidArgument, "impl->fn is null");
+  // Registrations are never removed, so the function lives as long as the process once registered.
+  auto fn = std::make_unique<Fn>(std::move(impl.fn));
+  roialign_implementation c;
+  roialign_implementation_init(&c);
+  c.target = impl.target.c_str();
+  c.name = impl.name.c_str();
+  c.priority = impl.priority;
+  c.layouts = detail::MaskOf(impl.layouts);
+  c.dtypes = detail::MaskOf(impl.dtypes);
+  c.pool_modes = detail::MaskOf(impl.pool_modes);
+  c.coordinate_modes = detail::MaskOf(impl.coordinate_modes);
+  c.fn = [](const roialign_problem* p, void* user_data) -> roialign_status {
+    try {
+      return static_cast<roialign_status>((*static_cast<Fn*>(user_data))(*p).code());
+    } catch (...) {
+      return ROIALIGN_INTERNAL;
+    }
+  };
+  c.user_data = fn.get();
+  const roialign_status s = roialign_register(&c);
+  if (s == ROIALIGN_OK) fn.release();
+  return detail::FromC(s);
+}
 
+namespace detail {
+inline Status Transform(bool to_nhwc, DType dtype, const void* input, int64_t batch, int64_t channels,
+                        int64_t height, int64_t width, void* output, const roialign_options& options) {
+  const auto d = static_cast<roialign_dtype>(dtype);
+  return FromC(to_nhwc ? roialign_nchw_to_nhwc(d, input, batch, channels, height, width, output, &options)
+                       : roialign_nhwc_to_nchw(d, input, batch, channels, height, width, output, &options));
+}
+}  // namespace detail
+
+// Layout transforms for the whole tensor of any dtype (F16 and BF16 elements are moved as they are, bit for bit).
+// On error the output is untouched.
+inline Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                         int64_t width, void* output, int32_t num_threads = 0) {
+  return detail::Transform(true, dtype, input, batch, channels, height, width, output, detail::Options(num_threads));
+}
+inline Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                         int64_t width, void* output, int32_t num_threads = 0) {
+  return detail::Transform(false, dtype, input, batch, channels, height, width, output, detail::Options(num_threads));
+}
+// The same on the caller's pool.
+inline Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                         int64_t width, void* output, const ThreadPool& pool) {
+  roialign_threadpool c_pool;
+  return detail::Transform(true, dtype, input, batch, channels, height, width, output, detail::Options(pool, &c_pool));
+}
+inline Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                         int64_t width, void* output, const ThreadPool& pool) {
+  roialign_threadpool c_pool;
+  return detail::Transform(false, dtype, input, batch, channels, height, width, output,
+                           detail::Options(pool, &c_pool));
+}
+// float32 tensors.
+inline Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                         float* output, int32_t num_threads = 0) {
+  return NchwToNhwc(DType::kF32, input, batch, channels, height, width, output, num_threads);
+}
+inline Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                         float* output, int32_t num_threads = 0) {
+  return NhwcToNchw(DType::kF32, input, batch, channels, height, width, output, num_threads);
+}
+inline Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                         float* output, const ThreadPool& pool) {
+  return NchwToNhwc(DType::kF32, input, batch, channels, height, width, output, pool);
+}
+inline Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
+                         float* output, const ThreadPool& pool) {
+  return NhwcToNchw(DType::kF32, input, batch, channels, height, width, output, pool);
+}
+
+}  // namespace v1
 }  // namespace roialign
 
 #endif  // ROIALIGN_ROIALIGN_HPP_

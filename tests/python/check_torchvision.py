@@ -49,6 +49,8 @@ LAYOUTS = ((LAYOUT_NCHW, "NCHW"), (LAYOUT_NHWC, "NHWC"))
 class RoiAlignParams(ctypes.Structure):
     # Exactly as roialign_params in include/roialign/roialign.h (C enums are int).
     _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("flags", ctypes.c_uint32),
         ("pooled_height", ctypes.c_int64),
         ("pooled_width", ctypes.c_int64),
         ("spatial_scale", ctypes.c_float),
@@ -60,21 +62,54 @@ class RoiAlignParams(ctypes.Structure):
     ]
 
 
+class RoiAlignMap(ctypes.Structure):
+    # roialign_map
+    _fields_ = [("data", ctypes.c_void_p), ("height", ctypes.c_int64), ("width", ctypes.c_int64)]
+
+
+class RoiAlignInputs(ctypes.Structure):
+    # roialign_inputs (ROIALIGN_MAX_LEVELS = 8 maps)
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("flags", ctypes.c_uint32),
+        ("batch", ctypes.c_int64),
+        ("channels", ctypes.c_int64),
+        ("num_maps", ctypes.c_int32),
+        ("reserved", ctypes.c_int32),
+        ("maps", RoiAlignMap * 8),
+        ("rois", ctypes.c_void_p),
+        ("batch_indices", ctypes.c_void_p),
+        ("levels", ctypes.c_void_p),
+        ("num_rois", ctypes.c_int64),
+    ]
+
+
+class RoiAlignOptions(ctypes.Structure):
+    # roialign_options
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("flags", ctypes.c_uint32),
+        ("num_threads", ctypes.c_int32),
+        ("reserved", ctypes.c_int32),
+        ("threadpool", ctypes.c_void_p),
+        ("workspace", ctypes.c_void_p),
+        ("workspace_size", ctypes.c_size_t),
+    ]
+
+
 def load_library(path):
     lib = ctypes.CDLL(path)
+    assert ctypes.sizeof(RoiAlignParams) == 48 and ctypes.sizeof(RoiAlignInputs) == 256
+    assert ctypes.sizeof(RoiAlignOptions) == 40
     lib.roialign_select.argtypes = [ctypes.c_char_p, ctypes.POINTER(RoiAlignParams), ctypes.POINTER(ctypes.c_void_p)]
     lib.roialign_select.restype = ctypes.c_int
     lib.roialign_kernel_name.argtypes = [ctypes.c_void_p]
     lib.roialign_kernel_name.restype = ctypes.c_char_p
     lib.roialign_run.argtypes = [
         ctypes.c_void_p,  # kernel
-        ctypes.c_void_p,  # input
-        ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,  # batch, channels, height, width
-        ctypes.c_void_p,  # rois (const float*)
-        ctypes.c_void_p,  # batch_indices (const int64_t*) or NULL
-        ctypes.c_int64,   # num_rois
+        ctypes.POINTER(RoiAlignInputs),
         ctypes.c_void_p,  # output
-        ctypes.c_int32,   # num_threads
+        ctypes.POINTER(RoiAlignOptions),
     ]
     lib.roialign_run.restype = ctypes.c_int
     lib.roialign_kernel_free.argtypes = [ctypes.c_void_p]
@@ -190,7 +225,7 @@ class CallFailure(Exception):
 
 
 def run_ours(lib, target, layout, prob, num_threads, kernel_names):
-    params = RoiAlignParams(prob["ph"], prob["pw"], prob["scale"], prob["sr"],
+    params = RoiAlignParams(ctypes.sizeof(RoiAlignParams), 0, prob["ph"], prob["pw"], prob["scale"], prob["sr"],
                             COORD_HALF_PIXEL if prob["aligned"] else COORD_LEGACY, POOL_AVG, layout, DTYPE_F32)
     kernel = ctypes.c_void_p()
     st = lib.roialign_select(target.encode(), ctypes.byref(params), ctypes.byref(kernel))
@@ -212,8 +247,11 @@ def run_ours(lib, target, layout, prob, num_threads, kernel_names):
             bidx_ptr = None
         shape = (k, c, prob["ph"], prob["pw"]) if layout == LAYOUT_NCHW else (k, prob["ph"], prob["pw"], c)
         out = np.full(shape, np.nan, dtype=np.float32)
-        st = lib.roialign_run(kernel, x.ctypes.data, n, c, h, w, rois.ctypes.data, bidx_ptr, k, out.ctypes.data,
-                              num_threads)
+        inputs = RoiAlignInputs(struct_size=ctypes.sizeof(RoiAlignInputs), batch=n, channels=c, num_maps=1,
+                                rois=rois.ctypes.data, batch_indices=bidx_ptr, num_rois=k)
+        inputs.maps[0] = RoiAlignMap(x.ctypes.data, h, w)
+        options = RoiAlignOptions(struct_size=ctypes.sizeof(RoiAlignOptions), num_threads=num_threads)
+        st = lib.roialign_run(kernel, ctypes.byref(inputs), out.ctypes.data, ctypes.byref(options))
         if st != 0:
             raise CallFailure("roialign_run(%r, layout=%d) returned %d: %s" % (target, layout, st, last_error(lib)))
         del bidx

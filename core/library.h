@@ -1,0 +1,248 @@
+/* Copyright 2026 The roialign Authors
+ * SPDX-License-Identifier: Apache-2.0 */
+// The library's internal C++ API: what strategy/ and execution/ implement, api/c_api.cc wraps as the C API, and the
+// C++ tests, the benchmarks and the static library's internal users call. Not installed, not exported from
+// libroialign.so (the C API is its only ABI). Enum values are the C API's. No SIMD or Highway here.
+// It declares namespace roialign's names (Kernel, Status, ...) as the public header-only include/roialign/roialign.hpp
+// does, but those live in roialign's inline namespace v1, so both link into one program without an ODR clash; one
+// translation unit includes one of the two.
+#ifndef ROIALIGN_CORE_LIBRARY_H_
+#define ROIALIGN_CORE_LIBRARY_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "roialign/roialign.h"
+
+namespace roialign {
+
+enum class StatusCode : int {
+  kOk = ROIALIGN_OK,
+  kInvalidArgument = ROIALIGN_INVALID_ARGUMENT,
+  kUnsupported = ROIALIGN_UNSUPPORTED,
+  kOutOfMemory = ROIALIGN_OUT_OF_MEMORY,
+  kInternal = ROIALIGN_INTERNAL,
+};
+enum class Layout : int { kNCHW = ROIALIGN_LAYOUT_NCHW, kNHWC = ROIALIGN_LAYOUT_NHWC };
+enum class DType : int { kF32 = ROIALIGN_DTYPE_F32, kF16 = ROIALIGN_DTYPE_F16, kBF16 = ROIALIGN_DTYPE_BF16 };
+enum class PoolMode : int { kAvg = ROIALIGN_POOL_AVG, kMax = ROIALIGN_POOL_MAX, kMaxOnnx = ROIALIGN_POOL_MAX_ONNX };
+enum class CoordinateMode : int {
+  kLegacy = ROIALIGN_COORD_LEGACY,
+  kHalfPixel = ROIALIGN_COORD_HALF_PIXEL,
+  kHalfPixelCentered = ROIALIGN_COORD_HALF_PIXEL_CENTERED,
+  kLegacyUnclamped = ROIALIGN_COORD_LEGACY_UNCLAMPED,
+};
+// How a multi-level call picks each RoI's level (roialign.h, docs/multi-level.md).
+enum class LevelRule : int {
+  kScale = ROIALIGN_LEVEL_RULE_SCALE,
+  kGiven = ROIALIGN_LEVEL_RULE_GIVEN,
+  kOpenVino = ROIALIGN_LEVEL_RULE_OPENVINO,
+};
+
+// Names used in messages and by the benchmarks ("NCHW", "AVG", "HALF_PIXEL", "F32"); "?" for unknown values.
+const char* ToString(StatusCode code);
+const char* ToString(Layout layout);
+const char* ToString(DType dtype);
+const char* ToString(PoolMode mode);
+const char* ToString(CoordinateMode mode);
+const char* ToString(LevelRule rule);  // "SCALE", "GIVEN", "OPENVINO"
+
+// Outcome of a call: a code and, unless ok, a message a user can act on.
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return Status(); }
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// Operator attributes (docs/semantics.md).
+struct Params {
+  int64_t pooled_height = 7;
+  int64_t pooled_width = 7;
+  float spatial_scale = 1.0f;
+  int32_t sampling_ratio = 0;  // > 0 fixed grid, <= 0 adaptive
+  CoordinateMode coordinate_mode = CoordinateMode::kLegacy;
+  PoolMode pool_mode = PoolMode::kAvg;
+  Layout layout = Layout::kNCHW;
+  DType dtype = DType::kF32;
+};
+
+// One call's data. `rois` is [K,5] (batch, x1, y1, x2, y2) when batch_indices is null, else [K,4].
+struct Inputs {
+  const void* input = nullptr;
+  int64_t batch = 0, channels = 0, height = 0, width = 0;
+  const float* rois = nullptr;
+  const int64_t* batch_indices = nullptr;
+  int64_t num_rois = 0;
+};
+
+// The caller's thread pool (roialign.h): roialign then runs every parallel step through pool.parallel_for and
+// starts no thread of its own.
+using ThreadPool = roialign_threadpool;
+
+namespace internal {
+struct SelectedKernel;
+}
+
+// A selected implementation: immutable, cheap to copy, safe to run from many threads at once.
+class Kernel {
+ public:
+  Kernel() = default;
+  // Validates the data (docs/errors-and-limits.md), then computes; on error `output` is untouched.
+  // `output` holds K*C*PH*PW elements; num_threads <= 0 uses OpenMP's default.
+  Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const;
+  // The same on the caller's pool; bit-identical results. A null parallel_for or num_threads < 1 is
+  // INVALID_ARGUMENT (output untouched).
+  Status Run(const Inputs& inputs, void* output, const ThreadPool& pool) const;
+  // The implementation's name, e.g. "roi_align_nhwc.avx512".
+  const std::string& name() const;
+  const Params& params() const { return params_; }
+  bool valid() const { return selected_ != nullptr; }
+
+ private:
+  friend struct KernelAccess;
+  // What selection resolved (the function for this dtype and ISA, the planner's options) and the kernel's
+  // working memory, shared by copies.
+  std::shared_ptr<const internal::SelectedKernel> selected_;
+  Params params_;
+};
+
+// A Kernel or the Status explaining why there is none.
+class SelectResult {
+ public:
+  SelectResult(Kernel kernel) : kernel_(std::move(kernel)) {}  // NOLINT: implicit by design
+  SelectResult(Status status) : status_(std::move(status)) {}  // NOLINT
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  const Kernel& value() const { return kernel_; }
+  const Kernel& operator*() const { return kernel_; }
+  const Kernel* operator->() const { return &kernel_; }
+
+ private:
+  Status status_;
+  Kernel kernel_;
+};
+
+// Validates `params` and picks the highest-priority implementation serving them on `target`, or refuses with
+// INVALID_ARGUMENT (bad attributes or unknown target) or UNSUPPORTED (nothing serves them; the message lists
+// what the target does support).
+SelectResult Select(const std::string& target, const Params& params);
+
+// Multi-level attributes (docs/multi-level.md): `params` minus its spatial_scale, which each level has its own of.
+struct MultiLevelParams {
+  Params params;
+  std::vector<float> scales;  // level i's spatial scale; 1 to ROIALIGN_MAX_LEVELS levels
+  LevelRule level_rule = LevelRule::kScale;
+  float canonical_size = 224.0f;
+  int32_t canonical_level = 4;
+};
+
+// One level's map (batch x channels x height x width, shared batch and channels).
+struct LevelMap {
+  const void* input = nullptr;
+  int64_t height = 0, width = 0;
+};
+
+// One multi-level call's data. `levels`: one int32 per RoI with LevelRule::kGiven, else null.
+struct MultiLevelInputs {
+  const LevelMap* maps = nullptr;
+  int32_t num_maps = 0;  // must equal the kernel's level count
+  int64_t batch = 0, channels = 0;
+  const float* rois = nullptr;
+  const int64_t* batch_indices = nullptr;
+  const int32_t* levels = nullptr;
+  int64_t num_rois = 0;
+};
+
+// A selected multi-level implementation: immutable, cheap to copy, safe to run from many threads at once.
+class MultiLevelKernel {
+ public:
+  MultiLevelKernel() = default;
+  // Validates the data (each level's shape, the given levels, every RoI on its level), then pools each RoI from
+  // its level into output[k]; on error `output` is untouched.
+  Status Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads = 0) const;
+  Status Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const;
+  const std::string& name() const { return kernel_.name(); }
+  const MultiLevelParams& params() const { return params_; }
+  bool valid() const { return kernel_.valid(); }
+
+ private:
+  friend struct KernelAccess;
+  Kernel kernel_;  // the single-level kernel every level runs (its spatial_scale is level 0's)
+  MultiLevelParams params_;
+};
+
+// A MultiLevelKernel or the Status explaining why there is none.
+struct MultiLevelSelectResult {
+  Status status;
+  MultiLevelKernel kernel;
+  bool ok() const { return status.ok(); }
+};
+
+// Validates the level count, the scales and the rule, then selects as Select does (built-in implementations
+// only: a registered implementation is UNSUPPORTED).
+MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLevelParams& params);
+
+// What a target serves (for layout planning), or why it cannot serve anything here.
+struct TargetInfo {
+  std::vector<Layout> layouts;
+  std::vector<DType> dtypes;
+  std::vector<PoolMode> pool_modes;
+  std::vector<CoordinateMode> coordinate_modes;
+  Layout preferred_layout = Layout::kNCHW;  // the layout of its highest-priority implementation
+};
+Status QueryTarget(const std::string& target, TargetInfo* info);
+
+// Every known target name: the built-in ones, then registered ones.
+std::vector<std::string> KnownTargets();
+// Names of all implementations registered for `target` that this CPU and build can run, best first.
+std::vector<std::string> ImplementationNames(const std::string& target);
+
+// A user implementation for a user target (e.g. an NHWC-only accelerator). It receives validated data.
+struct CustomImplementation {
+  std::string target;
+  std::string name;
+  int32_t priority = 0;
+  std::vector<Layout> layouts;
+  std::vector<DType> dtypes;
+  std::vector<PoolMode> pool_modes;
+  std::vector<CoordinateMode> coordinate_modes;
+  std::function<Status(const roialign_problem&)> fn;
+};
+Status Register(CustomImplementation impl);
+
+// Layout transforms for the whole tensor (float32). On error the output is untouched.
+Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, float* output, int32_t num_threads = 0);
+Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, float* output, int32_t num_threads = 0);
+// The same on the caller's pool.
+Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, float* output, const ThreadPool& pool);
+Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, float* output, const ThreadPool& pool);
+// The same for tensors of any dtype (F16 and BF16 elements are moved as they are, bit for bit).
+Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, void* output, int32_t num_threads = 0);
+Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, void* output, int32_t num_threads = 0);
+// The same on the caller's pool.
+Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, void* output, const ThreadPool& pool);
+Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
+                               int64_t width, void* output, const ThreadPool& pool);
+
+}  // namespace roialign
+
+#endif  // ROIALIGN_CORE_LIBRARY_H_
