@@ -12,12 +12,17 @@ int main(void) {
   static float map[C * H * W];
   static float out[K * C * 7 * 7];
   float rois[K * 5];
-  roialign_params params = {7, 7, 0.25f, 2, ROIALIGN_COORD_HALF_PIXEL, ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW,
-                            ROIALIGN_DTYPE_F32};
+  roialign_params params;
+  roialign_inputs in;
+  roialign_options options;
   roialign_kernel* kernel = NULL;
   worker_pool* pool = worker_pool_create(3);
   roialign_threadpool threads;
   int i, status = 0;
+  roialign_params_init(&params);
+  params.spatial_scale = 0.25f;
+  params.sampling_ratio = 2;
+  params.coordinate_mode = ROIALIGN_COORD_HALF_PIXEL;
   for (i = 0; i < C * H * W; ++i) map[i] = (float)(i % 13) * 0.25f;
   for (i = 0; i < K; ++i) {
     rois[5 * i] = 0.0f;
@@ -31,8 +36,18 @@ int main(void) {
     return 1;
   }
   threads = worker_pool_interface(pool);
+  roialign_inputs_init(&in);
+  in.batch = 1;
+  in.channels = C;
+  in.maps[0].data = map;
+  in.maps[0].height = H;
+  in.maps[0].width = W;
+  in.rois = rois;
+  in.num_rois = K;
+  roialign_options_init(&options);
+  options.threadpool = &threads; /* every parallel step on the engine's workers */
   if (roialign_select("host", &params, &kernel) != ROIALIGN_OK ||
-      roialign_run_with_threadpool(kernel, map, 1, C, H, W, rois, NULL, K, out, &threads) != ROIALIGN_OK) {
+      roialign_run(kernel, &in, out, &options) != ROIALIGN_OK) {
     fprintf(stderr, "roialign: %s\n", roialign_last_error());
     status = 1;
   } else {

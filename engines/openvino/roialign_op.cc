@@ -81,6 +81,7 @@ roialign_params RoiAlign::Params(roialign_dtype dtype) const {
   NODE_VALIDATION_CHECK(this, sampling_ratio_ >= INT32_MIN && sampling_ratio_ <= INT32_MAX,
                         "sampling_ratio ", sampling_ratio_, " is out of range");
   roialign_params p;
+  roialign_params_init(&p);
   p.pooled_height = pooled_height_;
   p.pooled_width = pooled_width_;
   p.spatial_scale = spatial_scale_;
@@ -188,10 +189,20 @@ bool RoiAlign::evaluate(ov::TensorVector& outputs, const ov::TensorVector& input
     batch = widened.data();
   }
   const roialign_threadpool pool = CurrentArenaThreadpool();
-  const roialign_status status = roialign_run_with_threadpool(
-      kernel_->kernel, map.data(), static_cast<int64_t>(ms[0]), static_cast<int64_t>(ms[1]),
-      static_cast<int64_t>(ms[2]), static_cast<int64_t>(ms[3]), boxes.data<const float>(), batch, k,
-      outputs.at(0).data(), &pool);
+  roialign_inputs in;
+  roialign_inputs_init(&in);
+  in.batch = static_cast<int64_t>(ms[0]);
+  in.channels = static_cast<int64_t>(ms[1]);
+  in.maps[0].data = map.data();
+  in.maps[0].height = static_cast<int64_t>(ms[2]);
+  in.maps[0].width = static_cast<int64_t>(ms[3]);
+  in.rois = boxes.data<const float>();
+  in.batch_indices = batch;
+  in.num_rois = k;
+  roialign_options options;
+  roialign_options_init(&options);
+  options.threadpool = &pool;
+  const roialign_status status = roialign_run(kernel_->kernel, &in, outputs.at(0).data(), &options);
   if (status != ROIALIGN_OK) {
     OPENVINO_THROW("RoiAlign '", get_friendly_name(), "': ", roialign_last_error());
   }

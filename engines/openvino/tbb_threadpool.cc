@@ -26,6 +26,7 @@ void ParallelFor(void* /*pool_context*/, int64_t count, roialign_task_fn task, v
 
 roialign_threadpool CurrentArenaThreadpool() {
   roialign_threadpool pool;
+  roialign_threadpool_init(&pool);
   pool.parallel_for = ParallelFor;
   pool.pool_context = nullptr;
   pool.num_threads = std::max(1, tbb::this_task_arena::max_concurrency());

@@ -96,6 +96,7 @@ roialign_params ParamsOf(int64_t pooled_h, int64_t pooled_w, double spatial_scal
                          const std::string& coordinate_mode, const std::string& pool_mode, const std::string& layout,
                          roialign_dtype dtype) {
   roialign_params p;
+  roialign_params_init(&p);
   p.pooled_height = pooled_h;
   p.pooled_width = pooled_w;
   p.spatial_scale = static_cast<float>(spatial_scale);
@@ -261,12 +262,23 @@ void RoiAlignDps(ffi::TensorView data, ffi::TensorView rois, int64_t pooled_h, i
   const TvmRuntime& rt = Runtime();
   const int64_t threads = (*rt.num_threads)().cast<int64_t>();
   roialign_threadpool pool;
+  roialign_threadpool_init(&pool);
   pool.parallel_for = &TvmParallelFor;
   pool.pool_context = const_cast<TvmRuntime*>(&rt);
   pool.num_threads = CheckedInt32(threads < 1 ? 1 : threads, "TVM thread count");
-  const roialign_status s = roialign_run_with_threadpool(sel.kernel.get(), DataOf(data), n, c, h, w,
-                                                         static_cast<const float*>(DataOf(rois)), nullptr, k,
-                                                         DataOf(out), &pool);
+  roialign_inputs in;
+  roialign_inputs_init(&in);
+  in.batch = n;
+  in.channels = c;
+  in.maps[0].data = DataOf(data);
+  in.maps[0].height = h;
+  in.maps[0].width = w;
+  in.rois = static_cast<const float*>(DataOf(rois));
+  in.num_rois = k;
+  roialign_options options;
+  roialign_options_init(&options);
+  options.threadpool = &pool;
+  const roialign_status s = roialign_run(sel.kernel.get(), &in, DataOf(out), &options);
   if (s != ROIALIGN_OK) TVM_FFI_THROW(ValueError) << "roialign: " << roialign_last_error();
 }
 

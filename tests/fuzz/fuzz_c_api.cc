@@ -16,6 +16,7 @@ using namespace roialign_fuzz;  // NOLINT: a test's own helpers
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader r{data, size};
   roialign_params params;
+  roialign_params_init(&params);
   params.pooled_height = r.U8() % 5;  // 0 is invalid on purpose
   params.pooled_width = r.U8() % 5 + (r.U8() % 16 == 0 ? 70000 : 0);
   static const float kScales[] = {1.0f, 0.5f, 0.25f, 0.0f, -1.0f, NAN, INFINITY, 1e-30f, 1e30f};
@@ -55,9 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int64_t out_elems = K * C * params.pooled_height * params.pooled_width;
   // Exact size: ASan flags any overrun.
   std::vector<unsigned char> out(static_cast<size_t>(out_elems) * ElementBytes(params.dtype), kCanary);
-  const roialign_status s = roialign_run(kernel, map.empty() ? nullptr : map.data(), N, C, H, W,
-                                         rois.empty() ? nullptr : rois.data(), k4 ? idx.data() : nullptr, K,
-                                         out.empty() ? nullptr : out.data(), threads);
+  const roialign_status s = RunOne(kernel, map.empty() ? nullptr : map.data(), N, C, H, W,
+                                   rois.empty() ? nullptr : rois.data(), k4 ? idx.data() : nullptr, K,
+                                   out.empty() ? nullptr : out.data(), threads);
   if (s != ROIALIGN_OK) {
     for (unsigned char v : out) {
       if (v != kCanary) Fail("refused call wrote to the output");
@@ -68,8 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     roialign_kernel* ref = nullptr;
     if (roialign_select("generic", &params, &ref) != ROIALIGN_OK) Fail("reference refused what a kernel accepted");
     std::vector<unsigned char> want(out.size(), 0);
-    if (roialign_run(ref, map.empty() ? nullptr : map.data(), N, C, H, W, rois.empty() ? nullptr : rois.data(),
-                     k4 ? idx.data() : nullptr, K, want.empty() ? nullptr : want.data(), 1) != ROIALIGN_OK) {
+    if (RunOne(ref, map.empty() ? nullptr : map.data(), N, C, H, W, rois.empty() ? nullptr : rois.data(),
+               k4 ? idx.data() : nullptr, K, want.empty() ? nullptr : want.data(), 1) != ROIALIGN_OK) {
       Fail("reference refused data a kernel accepted");
     }
     for (size_t i = 0; i < static_cast<size_t>(out_elems); ++i) {

@@ -35,8 +35,9 @@ void ExpectAgrees(roialign_dtype dtype, const unsigned char* out, const unsigned
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader r{data, size};
   roialign_multi_level_params mp;
-  std::memset(&mp, 0, sizeof(mp));
-  roialign_params& params = mp.params;
+  roialign_multi_level_params_init(&mp);
+  roialign_params params;
+  roialign_params_init(&params);
   params.pooled_height = r.U8() % 4;  // 0 is invalid on purpose
   params.pooled_width = r.U8() % 4;
   params.spatial_scale = 1.0f;  // unused: each level has its own
@@ -65,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int32_t threads = r.U8() % 4;
   const size_t bytes = ElementBytes(params.dtype);
   std::vector<Level> levels(static_cast<size_t>(num_maps > 0 ? num_maps : 0));
-  std::vector<roialign_level_map> maps(levels.size());
+  std::vector<roialign_map> maps(levels.size());
   for (size_t l = 0; l < levels.size(); ++l) {
     levels[l].height = r.U8() % 9;  // 0: an empty map, refused at run
     levels[l].width = r.U8() % 9;
@@ -92,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int32_t* given_levels = pass_given ? given.data() : nullptr;
 
   roialign_multi_level_kernel* kernel = nullptr;
-  if (roialign_multi_level_select(target, &mp, &kernel) != ROIALIGN_OK) {
+  if (roialign_multi_level_select(target, &params, &mp, &kernel) != ROIALIGN_OK) {
     if (kernel != nullptr) Fail("failed select returned a kernel");
     if (std::strlen(roialign_last_error()) == 0) Fail("refused select without a message");
     return 0;
@@ -100,10 +101,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t per_roi = static_cast<size_t>(C * params.pooled_height * params.pooled_width);
   const size_t out_elems = static_cast<size_t>(K) * per_roi;
   std::vector<unsigned char> out(out_elems * bytes, kCanary);  // exact size: ASan flags any overrun
+  roialign_inputs in;
+  roialign_inputs_init(&in);
+  in.num_maps = num_maps;  // up to 9: the struct holds 8, and the library refuses more
+  for (size_t l = 0; l < maps.size() && l < ROIALIGN_MAX_LEVELS; ++l) in.maps[l] = maps[l];
+  in.batch = N;
+  in.channels = C;
+  in.rois = rois.empty() ? nullptr : rois.data();
+  in.batch_indices = k4 ? batch_indices.data() : nullptr;
+  in.levels = given_levels;
+  in.num_rois = K;
   auto run = [&](const roialign_multi_level_kernel* kn, unsigned char* dst, int32_t t) {
-    return roialign_multi_level_run(kn, maps.empty() ? nullptr : maps.data(), num_maps, N, C,
-                                    rois.empty() ? nullptr : rois.data(), k4 ? batch_indices.data() : nullptr,
-                                    given_levels, K, dst, t);
+    roialign_options options;
+    roialign_options_init(&options);
+    options.num_threads = t;
+    return roialign_multi_level_run(kn, &in, dst, &options);
   };
   if (run(kernel, out.empty() ? nullptr : out.data(), threads) != ROIALIGN_OK) {
     for (unsigned char v : out) {
@@ -115,7 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (std::strcmp(target, "generic") != 0) {
     roialign_multi_level_kernel* ref = nullptr;
-    if (roialign_multi_level_select("generic", &mp, &ref) != ROIALIGN_OK) Fail("reference refused what a kernel accepted");
+    if (roialign_multi_level_select("generic", &params, &mp, &ref) != ROIALIGN_OK) Fail("reference refused what a kernel accepted");
     std::vector<unsigned char> want(out.size(), 0);
     if (run(ref, want.empty() ? nullptr : want.data(), 1) != ROIALIGN_OK) Fail("reference refused accepted data");
     ExpectAgrees(params.dtype, out.data(), want.data(), out_elems, "kernel disagrees with the multi-level reference");
@@ -130,9 +142,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       p.spatial_scale = mp.scales[l];
       roialign_kernel* one = nullptr;
       if (roialign_select("generic", &p, &one) != ROIALIGN_OK) Fail("single-level reference refused a level");
-      if (roialign_run(one, maps[l].input, N, C, maps[l].height, maps[l].width, rois.data() + roi_cols * k,
-                       k4 ? batch_indices.data() + k : nullptr, 1, single.empty() ? nullptr : single.data(),
-                       1) != ROIALIGN_OK) {
+      if (RunOne(one, maps[l].data, N, C, maps[l].height, maps[l].width, rois.data() + roi_cols * k,
+                 k4 ? batch_indices.data() + k : nullptr, 1, single.empty() ? nullptr : single.data(),
+                 1) != ROIALIGN_OK) {
         Fail("single-level reference refused a RoI the multi-level call pooled");
       }
       ExpectAgrees(params.dtype, out.data() + static_cast<size_t>(k) * per_roi * bytes, single.data(), per_roi,

@@ -102,6 +102,24 @@ inline bool Agrees(roialign_dtype dtype, float got, float ref) {
   return std::fabs(got - ref) <= 1e-5f + 1e-4f * std::fabs(ref) + ulp;
 }
 
+// roialign_run of one map on `threads` threads.
+inline roialign_status RunOne(const roialign_kernel* kernel, const void* map, int64_t N, int64_t C, int64_t H,
+                              int64_t W, const float* rois, const int64_t* batch_indices, int64_t K, void* out,
+                              int32_t threads) {
+  roialign_inputs in;
+  roialign_inputs_init(&in);
+  in.batch = N;
+  in.channels = C;
+  in.maps[0] = {map, H, W};
+  in.rois = rois;
+  in.batch_indices = batch_indices;
+  in.num_rois = K;
+  roialign_options options;
+  roialign_options_init(&options);
+  options.num_threads = threads;
+  return roialign_run(kernel, &in, out, &options);
+}
+
 }  // namespace roialign_fuzz
 
 #endif  // ROIALIGN_TESTS_FUZZ_FUZZ_SUPPORT_H_
