@@ -334,7 +334,7 @@ struct MultiLevelSelectResult {
 inline MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLevelParams& params) {
   MultiLevelSelectResult r;
   if (params.scales.empty() || params.scales.size() > ROIALIGN_MAX_LEVELS) {
-    r.status = Status(StatusCode::kInvalidArgument, "num_levels must be 1 to " +
+    r.status = Status(StatusCode::kInvalidArgument, "the number of levels must be 1 to " +
                                                         std::to_string(ROIALIGN_MAX_LEVELS) + " (got " +
                                                         std::to_string(params.scales.size()) + ")");
     return r;
