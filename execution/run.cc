@@ -54,6 +54,10 @@ const std::string& Kernel::name() const {
   return selected_ ? selected_->name : kEmpty;
 }
 
+void Kernel::ReleaseWorkingMemory() const noexcept {
+  if (selected_) selected_->memory.Trim();
+}
+
 namespace internal {
 
 // Both Run overloads: validation, then the plan on `threading`.

@@ -29,5 +29,14 @@ void WorkingMemoryPool::Release(std::unique_ptr<WorkingMemory> memory) {
   }
 }
 
+void WorkingMemoryPool::Trim() noexcept {
+  std::vector<std::unique_ptr<WorkingMemory>> idle;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle.swap(free_);
+  }
+  // Freed here, outside the lock.
+}
+
 }  // namespace internal
 }  // namespace roialign

@@ -53,6 +53,8 @@ class WorkingMemoryPool {
  public:
   std::unique_ptr<WorkingMemory> Acquire();
   void Release(std::unique_ptr<WorkingMemory> memory);
+  // Frees every set no Run holds.
+  void Trim() noexcept;
 
  private:
   std::mutex mutex_;
