@@ -356,6 +356,10 @@ roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kern
 
 void roialign_multi_level_kernel_free(roialign_multi_level_kernel* kernel) { delete kernel; }
 
+void roialign_multi_level_kernel_trim(roialign_multi_level_kernel* kernel) {
+  if (kernel != nullptr) kernel->kernel.ReleaseWorkingMemory();
+}
+
 const char* roialign_kernel_name(const roialign_kernel* kernel) {
   return kernel == nullptr ? "" : kernel->kernel.name().c_str();
 }
@@ -391,6 +395,10 @@ roialign_status roialign_run(const roialign_kernel* kernel, const roialign_input
 }
 
 void roialign_kernel_free(roialign_kernel* kernel) { delete kernel; }
+
+void roialign_kernel_trim(roialign_kernel* kernel) {
+  if (kernel != nullptr) kernel->kernel.ReleaseWorkingMemory();
+}
 
 const char* roialign_last_error(void) { return g_last_error; }
 

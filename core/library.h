@@ -107,6 +107,8 @@ class Kernel {
   Status Run(const Inputs& inputs, void* output, const ThreadPool& pool) const;
   // The implementation's name, e.g. "roi_align_nhwc.avx512".
   const std::string& name() const;
+  // Frees the working memory kept between Runs (Runs in progress keep theirs); noexcept.
+  void ReleaseWorkingMemory() const noexcept;
   const Params& params() const { return params_; }
   bool valid() const { return selected_ != nullptr; }
 
@@ -174,6 +176,7 @@ class MultiLevelKernel {
   Status Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads = 0) const;
   Status Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const;
   const std::string& name() const { return kernel_.name(); }
+  void ReleaseWorkingMemory() const noexcept { kernel_.ReleaseWorkingMemory(); }
   const MultiLevelParams& params() const { return params_; }
   bool valid() const { return kernel_.valid(); }
 

@@ -291,6 +291,31 @@ TEST_F(OutOfMemory, FailedGrowthThenSmallerCall) {
   }
 }
 
+// roialign_kernel_trim frees what a kernel keeps between runs: a warm run requests no working memory, the first
+// run after a trim requests it again, and the results do not change.
+TEST_F(OutOfMemory, TrimReleasesWorkingMemory) {
+  for (roialign_layout layout : {ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC}) {
+    const roialign_dtype dtype = layout == ROIALIGN_LAYOUT_NCHW ? ROIALIGN_DTYPE_F32 : ROIALIGN_DTYPE_F16;
+    const Problem p = MakeProblem(dtype, 64);
+    roialign_kernel* kernel = Select("host", Params(layout, dtype));
+    const Bytes expected = RunClean(kernel, p, kThreadings[0]);
+    Bytes out(p.out_bytes, kSentinel);
+    failing_allocator::Arm(Mode::kCount, 0);
+    ASSERT_EQ(RunOn(kernel, p, out.data(), kThreadings[0]), ROIALIGN_OK);
+    const size_t warm = failing_allocator::Disarm().largest;
+    roialign_kernel_trim(kernel);
+    std::fill(out.begin(), out.end(), kSentinel);
+    failing_allocator::Arm(Mode::kCount, 0);
+    ASSERT_EQ(RunOn(kernel, p, out.data(), kThreadings[0]), ROIALIGN_OK);
+    const size_t trimmed = failing_allocator::Disarm().largest;
+    EXPECT_GT(trimmed, 2 * warm) << "the run after a trim allocates no more than a warm run";
+    EXPECT_TRUE(out == expected);
+    roialign_kernel_free(kernel);
+  }
+  roialign_kernel_trim(nullptr);
+  roialign_multi_level_kernel_trim(nullptr);
+}
+
 // Two levels, some RoIs on each and some not pooled (zero area under the OPENVINO rule, written as zeros).
 TEST_F(OutOfMemory, MultiLevelRun) {
   for (const char* target : {"host", "generic"}) {

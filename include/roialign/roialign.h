@@ -176,6 +176,10 @@ ROIALIGN_API roialign_status roialign_run(const roialign_kernel* kernel, const r
                                           const roialign_options* options);
 /* Frees a kernel; NULL is allowed. */
 ROIALIGN_API void roialign_kernel_free(roialign_kernel* kernel);
+/* Frees the working memory the kernel keeps between runs (per-thread scratch, the NCHW band buffer, partial
+ * state: up to tens of MB after a large call). Safe while other threads run the kernel: their runs keep what they
+ * hold. The next run allocates it again. NULL is allowed. */
+ROIALIGN_API void roialign_kernel_trim(roialign_kernel* kernel);
 /* Message of this thread's last failed call ("" if none; at most 1023 bytes); valid until this thread's next call. */
 ROIALIGN_API const char* roialign_last_error(void);
 
@@ -230,6 +234,8 @@ ROIALIGN_API roialign_status roialign_multi_level_run(const roialign_multi_level
                                                       const roialign_options* options);
 /* Frees a kernel; NULL is allowed. */
 ROIALIGN_API void roialign_multi_level_kernel_free(roialign_multi_level_kernel* kernel);
+/* As roialign_kernel_trim. */
+ROIALIGN_API void roialign_multi_level_kernel_trim(roialign_multi_level_kernel* kernel);
 
 /* ---- Strategy queries (layout planning) and custom targets ---- */
 

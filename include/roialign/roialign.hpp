@@ -197,6 +197,8 @@ class Kernel {
   }
   // The implementation's name, e.g. "roi_align_nhwc.avx512".
   const std::string& name() const { return name_; }
+  // Frees the working memory the kernel keeps between runs (roialign_kernel_trim); shared by copies.
+  void Trim() const { roialign_kernel_trim(kernel_.get()); }
   const Params& params() const { return params_; }
   bool valid() const { return kernel_ != nullptr; }
   // The C kernel, for roialign_* calls; valid as long as this Kernel or a copy.
@@ -288,6 +290,7 @@ class MultiLevelKernel {
     return detail::FromC(roialign_multi_level_run(kernel_.get(), &in, output, &options));
   }
   const std::string& name() const { return name_; }
+  void Trim() const { roialign_multi_level_kernel_trim(kernel_.get()); }
   const MultiLevelParams& params() const { return params_; }
   bool valid() const { return kernel_ != nullptr; }
   const roialign_multi_level_kernel* get() const { return kernel_.get(); }
