@@ -4,6 +4,7 @@
 // (core/library.h) and never lets an exception cross the boundary.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -257,6 +258,64 @@ roialign::Status ReadInputs(const roialign_inputs* inputs, InputsView* view) {
   return roialign::Status::Ok();
 }
 
+// A map's data as the kernels read it: `map.data` when its strides are dense (or all 0), else a dense copy in
+// `staged` (docs/api.md, "Strided maps"). Shapes the copy cannot serve (an empty or negative extent, a null
+// pointer) pass through unchanged, for the run's own validation to judge.
+roialign::Status DenseData(const roialign_map& map, int64_t batch, int64_t channels, roialign::Layout layout,
+                           roialign::DType dtype, const char* what, std::vector<unsigned char>* staged,
+                           const void** data) {
+  *data = map.data;
+  const int64_t* s = map.strides;
+  if (s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0) return roialign::Status::Ok();
+  const bool nhwc = layout == roialign::Layout::kNHWC;
+  const int64_t extent[4] = {batch, nhwc ? map.height : channels, nhwc ? map.width : map.height,
+                             nhwc ? channels : map.width};
+  for (int d = 0; d < 4; ++d) {
+    if (s[d] < 0) {
+      return Invalid(std::string(what) + ".strides[" + std::to_string(d) + "] is " + std::to_string(s[d]) +
+                     "; strides must be >= 0");
+    }
+  }
+  if (map.data == nullptr || extent[0] <= 0 || extent[1] <= 0 || extent[2] <= 0 || extent[3] <= 0) {
+    return roialign::Status::Ok();
+  }
+  // The dense strides, and the farthest element the view reaches (overflow-checked).
+  int64_t dense[4] = {0, 0, 0, 1}, elements = 1, last = 0;
+  for (int d = 3; d >= 0; --d) {
+    dense[d] = elements;
+    int64_t reach = 0;
+    if (__builtin_mul_overflow(extent[d], elements, &elements) ||
+        __builtin_mul_overflow(extent[d] - 1, s[d], &reach) || __builtin_add_overflow(last, reach, &last)) {
+      return Invalid(std::string(what) + ": its extents and strides overflow int64");
+    }
+  }
+  if (s[0] == dense[0] && s[1] == dense[1] && s[2] == dense[2] && s[3] == dense[3]) return roialign::Status::Ok();
+  const auto bytes = static_cast<size_t>(roialign::internal::BytesOf(dtype));
+  if (elements > PTRDIFF_MAX / static_cast<int64_t>(bytes)) {
+    return Invalid(std::string(what) + " has more elements than memory can hold");
+  }
+  staged->resize(static_cast<size_t>(elements) * bytes);  // std::bad_alloc: OUT_OF_MEMORY, output untouched
+  const auto* src = static_cast<const unsigned char*>(map.data);
+  unsigned char* dst = staged->data();
+  for (int64_t i0 = 0; i0 < extent[0]; ++i0) {
+    for (int64_t i1 = 0; i1 < extent[1]; ++i1) {
+      for (int64_t i2 = 0; i2 < extent[2]; ++i2) {
+        const unsigned char* row = src + static_cast<size_t>(i0 * s[0] + i1 * s[1] + i2 * s[2]) * bytes;
+        if (s[3] == 1) {
+          std::memcpy(dst, row, static_cast<size_t>(extent[3]) * bytes);
+          dst += static_cast<size_t>(extent[3]) * bytes;
+        } else {
+          for (int64_t i3 = 0; i3 < extent[3]; ++i3, dst += bytes) {
+            std::memcpy(dst, row + static_cast<size_t>(i3 * s[3]) * bytes, bytes);
+          }
+        }
+      }
+    }
+  }
+  *data = staged->data();
+  return roialign::Status::Ok();
+}
+
 // Names as the C list: each followed by a NUL, then one more NUL.
 roialign_status WriteNames(const std::vector<std::string>& names, char* buffer, size_t size, size_t* needed) {
   size_t bytes = 1;
@@ -338,8 +397,16 @@ roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kern
     s = ReadOptions(options, &pool, &threads);
     if (!s.ok()) return s;
     const roialign_inputs& c = view.v;
+    const roialign::Params& p = kernel->kernel.params().params;
     roialign::LevelMap maps[ROIALIGN_MAX_LEVELS];
-    for (int32_t l = 0; l < c.num_maps; ++l) maps[l] = {c.maps[l].data, c.maps[l].height, c.maps[l].width};
+    std::vector<unsigned char> staged[ROIALIGN_MAX_LEVELS];
+    for (int32_t l = 0; l < c.num_maps; ++l) {
+      const void* data = nullptr;
+      const std::string what = "inputs->maps[" + std::to_string(l) + "]";
+      s = DenseData(c.maps[l], c.batch, c.channels, p.layout, p.dtype, what.c_str(), &staged[l], &data);
+      if (!s.ok()) return s;
+      maps[l] = {data, c.maps[l].height, c.maps[l].width};
+    }
     roialign::MultiLevelInputs in;
     in.maps = maps;
     in.num_maps = c.num_maps;
@@ -380,8 +447,13 @@ roialign_status roialign_run(const roialign_kernel* kernel, const roialign_input
     Threads threads;
     s = ReadOptions(options, &pool, &threads);
     if (!s.ok()) return s;
+    std::vector<unsigned char> staged;
+    const void* data = nullptr;
+    const roialign::Params& p = kernel->kernel.params();
+    s = DenseData(c.maps[0], c.batch, c.channels, p.layout, p.dtype, "inputs->maps[0]", &staged, &data);
+    if (!s.ok()) return s;
     roialign::Inputs in;
-    in.input = c.maps[0].data;
+    in.input = data;
     in.batch = c.batch;
     in.channels = c.channels;
     in.height = c.maps[0].height;

@@ -25,7 +25,7 @@ static int failures = 0;
 
 /* A struct of `size` bytes as a caller lays it out, followed by `tail` bytes of `fill`. */
 typedef union {
-  unsigned char bytes[512];
+  unsigned char bytes[1024];
   int64_t align_int; /* as aligned as any of the structs */
   void* align_pointer;
 } buffer;
@@ -69,7 +69,7 @@ int main(void) {
   options.num_threads = 1;
 
   /* The 1.0 sizes this program was built with. */
-  CHECK(sizeof(roialign_params) == 48 && sizeof(roialign_inputs) == 256 && sizeof(roialign_options) == 40);
+  CHECK(sizeof(roialign_params) == 48 && sizeof(roialign_inputs) == 512 && sizeof(roialign_options) == 40);
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
   CHECK(roialign_run(kernel, &in, expected, &options) == ROIALIGN_OK);
   roialign_kernel_free(kernel);

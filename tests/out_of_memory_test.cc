@@ -334,7 +334,7 @@ TEST_F(OutOfMemory, MultiLevelRun) {
         const Bytes map0 = MakeMap(dtype, N * 32 * 48 * 48), map1 = MakeMap(dtype, N * 32 * 24 * 24);
         roialign_inputs in = roialign_c::Inputs(map0.data(), N, 32, 48, 48, nullptr, nullptr, 0);
         in.num_maps = 2;
-        in.maps[1] = {map1.data(), 24, 24};
+        in.maps[1] = {map1.data(), 24, 24, {0, 0, 0, 0}};
         const std::vector<float> rois = MakeRois(K, 192.0f, 7);
         const size_t out_bytes = static_cast<size_t>(K * 32 * 49) * BytesOf(dtype);
         for (const Threading& t : kThreadings) {

@@ -83,12 +83,17 @@ static inline void roialign_params_init(roialign_params* params) {
 
 #define ROIALIGN_MAX_LEVELS 8
 
-/* One feature map: batch x channels x height x width elements in the kernel's layout and dtype, dense. Its size
- * is fixed in 1.x (roialign_inputs holds an array of them); later per-map attributes come as new fields at the
- * end of roialign_inputs. */
+/* One feature map: batch x channels x height x width elements in the kernel's layout and dtype. Its size is fixed
+ * in 1.x (roialign_inputs holds an array of them); later per-map attributes come as new fields at the end of
+ * roialign_inputs.
+ * strides: element strides of the dimensions in the layout's order (NCHW: n, c, h, w; NHWC: n, h, w, c), each
+ * >= 0; all four 0 (the default) means dense. A view (a channel slice, padded rows, a batch of crops) is read
+ * through them: roialign copies a map whose strides are not dense into a dense buffer of its own before the run
+ * (one pass over the map, memory of the map's dense size; docs/api.md). */
 typedef struct {
   const void* data;
   int64_t height, width;
+  int64_t strides[4];
 } roialign_map;
 
 /* One call's data. */
@@ -106,7 +111,7 @@ typedef struct {
 } roialign_inputs;
 
 static inline void roialign_inputs_init(roialign_inputs* inputs) {
-  const roialign_inputs defaults = {sizeof(roialign_inputs), 0u, 0, 0, 1, 0, {{0, 0, 0}}, 0, 0, 0, 0};
+  const roialign_inputs defaults = {sizeof(roialign_inputs), 0u, 0, 0, 1, 0, {{0, 0, 0, {0, 0, 0, 0}}}, 0, 0, 0, 0};
   *inputs = defaults;
 }
 

@@ -72,7 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     levels[l].width = r.U8() % 9;
     levels[l].map.resize(static_cast<size_t>(N * C * levels[l].height * levels[l].width) * bytes);
     FillMap(params.dtype, levels[l].map.data(), levels[l].map.size() / bytes);
-    maps[l] = {levels[l].map.empty() ? nullptr : levels[l].map.data(), levels[l].height, levels[l].width};
+    maps[l] = {levels[l].map.empty() ? nullptr : levels[l].map.data(), levels[l].height, levels[l].width,
+               {0, 0, 0, 0}};
   }
   const int64_t roi_cols = k4 ? 4 : 5;
   std::vector<float> rois(static_cast<size_t>(K * roi_cols));

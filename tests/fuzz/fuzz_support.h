@@ -110,7 +110,7 @@ inline roialign_status RunOne(const roialign_kernel* kernel, const void* map, in
   roialign_inputs_init(&in);
   in.batch = N;
   in.channels = C;
-  in.maps[0] = {map, H, W};
+  in.maps[0] = {map, H, W, {0, 0, 0, 0}};
   in.rois = rois;
   in.batch_indices = batch_indices;
   in.num_rois = K;

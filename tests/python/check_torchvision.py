@@ -64,7 +64,8 @@ class RoiAlignParams(ctypes.Structure):
 
 class RoiAlignMap(ctypes.Structure):
     # roialign_map
-    _fields_ = [("data", ctypes.c_void_p), ("height", ctypes.c_int64), ("width", ctypes.c_int64)]
+    _fields_ = [("data", ctypes.c_void_p), ("height", ctypes.c_int64), ("width", ctypes.c_int64),
+                ("strides", ctypes.c_int64 * 4)]
 
 
 class RoiAlignInputs(ctypes.Structure):
@@ -99,7 +100,7 @@ class RoiAlignOptions(ctypes.Structure):
 
 def load_library(path):
     lib = ctypes.CDLL(path)
-    assert ctypes.sizeof(RoiAlignParams) == 48 and ctypes.sizeof(RoiAlignInputs) == 256
+    assert ctypes.sizeof(RoiAlignParams) == 48 and ctypes.sizeof(RoiAlignInputs) == 512
     assert ctypes.sizeof(RoiAlignOptions) == 40
     lib.roialign_select.argtypes = [ctypes.c_char_p, ctypes.POINTER(RoiAlignParams), ctypes.POINTER(ctypes.c_void_p)]
     lib.roialign_select.restype = ctypes.c_int
@@ -249,7 +250,7 @@ def run_ours(lib, target, layout, prob, num_threads, kernel_names):
         out = np.full(shape, np.nan, dtype=np.float32)
         inputs = RoiAlignInputs(struct_size=ctypes.sizeof(RoiAlignInputs), batch=n, channels=c, num_maps=1,
                                 rois=rois.ctypes.data, batch_indices=bidx_ptr, num_rois=k)
-        inputs.maps[0] = RoiAlignMap(x.ctypes.data, h, w)
+        inputs.maps[0] = RoiAlignMap(x.ctypes.data, h, w)  # strides 0: dense
         options = RoiAlignOptions(struct_size=ctypes.sizeof(RoiAlignOptions), num_threads=num_threads)
         st = lib.roialign_run(kernel, ctypes.byref(inputs), out.ctypes.data, ctypes.byref(options))
         if st != 0:
