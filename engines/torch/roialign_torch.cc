@@ -67,6 +67,7 @@ roialign_params ParamsOf(roialign_dtype dtype, double spatial_scale, int64_t poo
               " does not fit int32");
   roialign_params p;
   std::memset(&p, 0, sizeof(p));
+  roialign_params_init(&p);
   p.pooled_height = pooled_height;
   p.pooled_width = pooled_width;
   p.spatial_scale = static_cast<float>(spatial_scale);
@@ -116,6 +117,7 @@ void TorchParallelFor(void* /*pool_context*/, int64_t count, roialign_task_fn ta
 
 roialign_threadpool TorchPool() {
   roialign_threadpool pool;
+  roialign_threadpool_init(&pool);
   pool.parallel_for = &TorchParallelFor;
   pool.pool_context = nullptr;
   pool.num_threads = static_cast<int32_t>(std::max(1, at::get_num_threads()));
@@ -177,9 +179,17 @@ at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double s
   const roialign_kernel& kernel = CachedKernel(p, &roialign_select);
   at::Tensor out = EmptyResult(map, boxes.size(0), map.size(1), pooled_height, pooled_width, layout);
   const roialign_threadpool pool = TorchPool();
-  const roialign_status s = roialign_run_with_threadpool(&kernel, map.data_ptr(), map.size(0), map.size(1),
-                                                         map.size(2), map.size(3), boxes.data_ptr<float>(), nullptr,
-                                                         boxes.size(0), out.data_ptr(), &pool);
+  roialign_inputs in;
+  roialign_inputs_init(&in);
+  in.batch = map.size(0);
+  in.channels = map.size(1);
+  in.maps[0] = {map.data_ptr(), map.size(2), map.size(3), {0, 0, 0, 0}};
+  in.rois = boxes.data_ptr<float>();
+  in.num_rois = boxes.size(0);
+  roialign_options options;
+  roialign_options_init(&options);
+  options.threadpool = &pool;
+  const roialign_status s = roialign_run(&kernel, &in, out.data_ptr(), &options);
   TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
   return out;
 }
@@ -196,7 +206,17 @@ at::Tensor RoiAlignMeta(const at::Tensor& input, const at::Tensor& rois, double 
 
 // ---- multi_scale_roi_align ----
 
-roialign_multi_level_params MultiLevelParamsOf(const at::TensorList& features, at::ArrayRef<double> scales,
+// What a multi-level selection takes: the attributes and the levels.
+struct MultiLevelRequest {
+  roialign_params params;
+  roialign_multi_level_params levels;
+};
+
+roialign_status SelectMultiLevel(const char* target, const MultiLevelRequest* r, roialign_multi_level_kernel** k) {
+  return roialign_multi_level_select(target, &r->params, &r->levels, k);
+}
+
+MultiLevelRequest MultiLevelParamsOf(const at::TensorList& features, at::ArrayRef<double> scales,
                                                int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                                                bool aligned, c10::string_view level_rule, double canonical_size,
                                                int64_t canonical_level, c10::string_view layout) {
@@ -205,10 +225,12 @@ roialign_multi_level_params MultiLevelParamsOf(const at::TensorList& features, a
               " scales; give one scale per map");
   TORCH_CHECK(scales.size() <= ROIALIGN_MAX_LEVELS, "roialign: ", scales.size(), " levels; at most ",
               ROIALIGN_MAX_LEVELS);
-  roialign_multi_level_params mp;
-  std::memset(&mp, 0, sizeof(mp));
-  mp.params = ParamsOf(DTypeOf(features[0], "features[0]"), 1.0, pooled_height, pooled_width, sampling_ratio, aligned,
-                       layout, "AVG", c10::nullopt);
+  MultiLevelRequest r;
+  std::memset(&r, 0, sizeof(r));
+  r.params = ParamsOf(DTypeOf(features[0], "features[0]"), 1.0, pooled_height, pooled_width, sampling_ratio, aligned,
+                      layout, "AVG", c10::nullopt);
+  roialign_multi_level_params& mp = r.levels;
+  roialign_multi_level_params_init(&mp);
   mp.num_levels = static_cast<int32_t>(scales.size());
   for (size_t l = 0; l < scales.size(); ++l) mp.scales[l] = static_cast<float>(scales[l]);
   mp.level_rule = static_cast<roialign_level_rule>(ParseName(level_rule, ROIALIGN_ENUM_LEVEL_RULE, "level_rule"));
@@ -217,18 +239,19 @@ roialign_multi_level_params MultiLevelParamsOf(const at::TensorList& features, a
   mp.canonical_size = static_cast<float>(canonical_size);
   TORCH_CHECK(canonical_level >= INT32_MIN && canonical_level <= INT32_MAX, "roialign: canonical_level out of range");
   mp.canonical_level = static_cast<int32_t>(canonical_level);
-  return mp;
+  return r;
 }
 
 at::Tensor MultiScaleRoiAlignCpu(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
                                  int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
                                  c10::string_view level_rule, double canonical_size, int64_t canonical_level,
                                  c10::string_view layout) {
-  const roialign_multi_level_params mp = MultiLevelParamsOf(features, scales, pooled_height, pooled_width,
+  const MultiLevelRequest mp = MultiLevelParamsOf(features, scales, pooled_height, pooled_width,
                                                             sampling_ratio, aligned, level_rule, canonical_size,
                                                             canonical_level, layout);
   std::vector<at::Tensor> maps;
-  std::vector<roialign_level_map> levels;
+  roialign_inputs in;
+  roialign_inputs_init(&in);
   for (size_t l = 0; l < features.size(); ++l) {
     const std::string what = "features[" + std::to_string(l) + "]";
     maps.push_back(DenseMap(features[l], layout, what.c_str()));
@@ -237,15 +260,21 @@ at::Tensor MultiScaleRoiAlignCpu(at::TensorList features, const at::Tensor& rois
     TORCH_CHECK(maps[l].size(0) == maps[0].size(0) && maps[l].size(1) == maps[0].size(1), "roialign: ", what,
                 " has shape ", maps[l].sizes(), "; every level has features[0]'s batch and channels (",
                 maps[0].size(0), ", ", maps[0].size(1), ")");
-    levels.push_back({maps[l].data_ptr(), maps[l].size(2), maps[l].size(3)});
+    in.maps[l] = {maps[l].data_ptr(), maps[l].size(2), maps[l].size(3), {0, 0, 0, 0}};
   }
   const at::Tensor boxes = DenseRois(rois);
-  const roialign_multi_level_kernel& kernel = CachedKernel(mp, &roialign_multi_level_select);
+  const roialign_multi_level_kernel& kernel = CachedKernel(mp, &SelectMultiLevel);
   at::Tensor out = EmptyResult(maps[0], boxes.size(0), maps[0].size(1), pooled_height, pooled_width, layout);
   const roialign_threadpool pool = TorchPool();
-  const roialign_status s = roialign_multi_level_run_with_threadpool(
-      &kernel, levels.data(), static_cast<int32_t>(levels.size()), maps[0].size(0), maps[0].size(1),
-      boxes.data_ptr<float>(), nullptr, nullptr, boxes.size(0), out.data_ptr(), &pool);
+  in.num_maps = static_cast<int32_t>(features.size());
+  in.batch = maps[0].size(0);
+  in.channels = maps[0].size(1);
+  in.rois = boxes.data_ptr<float>();
+  in.num_rois = boxes.size(0);
+  roialign_options options;
+  roialign_options_init(&options);
+  options.threadpool = &pool;
+  const roialign_status s = roialign_multi_level_run(&kernel, &in, out.data_ptr(), &options);
   TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
   return out;
 }
