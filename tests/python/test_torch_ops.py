@@ -144,6 +144,31 @@ def test_thread_count_does_not_change_bits(gen):
     assert torch.equal(one, two)
 
 
+def test_large_results_reuse_the_blocks_of_dead_ones(gen):
+    # 400 RoIs x 64 channels x 7 x 7 floats: 5 MB, above the 4 MiB from which results come from the pool.
+    x = torch.randn(2, 64, 40, 40, generator=gen)
+    rois, other = rois_on(gen, 400, 150), rois_on(gen, 390, 150)
+    torch.ops.roialign.empty_cache()
+    first = torch.ops.roialign.roi_align(x, rois, 0.25, 7, 7, 2, True)
+    address = first.data_ptr()
+    alive = torch.ops.roialign.roi_align(x, other, 0.25, 7, 7, 2, True)
+    assert alive.data_ptr() != address  # a live result's memory is never handed out
+    del first
+    reused = torch.ops.roialign.roi_align(x, other, 0.25, 7, 7, 2, True)
+    assert reused.data_ptr() == address
+    assert torch.equal(reused, alive)
+    close(reused, torchvision.ops.roi_align(x, other, 7, 0.25, 2, True))
+    del reused
+    nhwc = torch.ops.roialign.roi_align(x.contiguous(memory_format=torch.channels_last), rois, 0.25, 7, 7, 2, True,
+                                        layout="NHWC")
+    assert nhwc.is_contiguous(memory_format=torch.channels_last) and nhwc.data_ptr() == address
+    close(nhwc, torchvision.ops.roi_align(x, rois, 7, 0.25, 2, True))
+    del nhwc
+    torch.ops.roialign.empty_cache()
+    small = torch.ops.roialign.roi_align(x, rois[:10], 0.25, 7, 7, 2, True)  # below the pool's threshold
+    close(small, torchvision.ops.roi_align(x, rois[:10], 7, 0.25, 2, True))
+
+
 class Pooler(torch.nn.Module):
     def __init__(self):
         super().__init__()
