@@ -112,11 +112,15 @@ at::Tensor NewResult(at::IntArrayRef sizes, const at::TensorOptions& options, c1
     return at::empty(sizes, options.memory_format(format));
   }
   Block* const block = Pool().Take(bytes).release();  // owned by the result's storage from here on
-  return at::for_blob(block->memory.get(), sizes)
-      .strides(StridesOf(sizes, format))
-      .context(block, &ReturnBlock)
-      .options(options)
-      .make_tensor();
+  c10::DataPtr data(block->memory.get(), block, &ReturnBlock, c10::Device(c10::DeviceType::CPU));
+  // Resizable with torch's allocator, as at::empty's storage: a resize_ beyond the block moves the data to a new
+  // allocation and returns the block to the pool.
+  c10::Storage storage(c10::Storage::use_byte_size_t(), bytes, std::move(data), c10::GetCPUAllocator(),
+                       /*resizable=*/true);
+  at::Tensor result = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), options.dtype());
+  result.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, StridesOf(sizes, format));
+  return result;
 }
 
 void EmptyResultPool() { Pool().Clear(); }

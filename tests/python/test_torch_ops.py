@@ -158,6 +158,9 @@ def test_large_results_reuse_the_blocks_of_dead_ones(gen):
     assert reused.data_ptr() == address
     assert torch.equal(reused, alive)
     close(reused, torchvision.ops.roi_align(x, other, 7, 0.25, 2, True))
+    grown = reused.clone()
+    reused.resize_(2 * reused.numel())  # like torch.empty's memory: a resize moves it to torch's allocator
+    assert reused.data_ptr() != address and torch.equal(reused[:grown.numel()].view_as(grown), grown)
     del reused
     nhwc = torch.ops.roialign.roi_align(x.contiguous(memory_format=torch.channels_last), rois, 0.25, 7, 7, 2, True,
                                         layout="NHWC")
