@@ -172,6 +172,51 @@ def test_large_results_reuse_the_blocks_of_dead_ones(gen):
     close(small, torchvision.ops.roi_align(x, rois[:10], 7, 0.25, 2, True))
 
 
+def test_package_functions_go_through_the_operators(gen):
+    # roialign.roi_align and multi_scale_roi_align on tensors call the operators: traced, they pool the RoIs they
+    # are given; an input that requires grad raises in the operator.
+    import roialign
+
+    x, rois = torch.randn(2, 8, 40, 48, generator=gen), rois_on(gen, 12, 180)
+    traced = torch.jit.trace(lambda a, b: roialign.roi_align(a, b, 7, 0.25, 2, True), (x, rois))
+    assert "roialign::roi_align" in str(traced.graph)
+    other = rois_on(gen, 20, 180)
+    assert torch.equal(traced(x, other), torch.ops.roialign.roi_align(x, other, 0.25, 7, 7, 2, True))
+    with pytest.raises(RuntimeError, match="roialign is forward-only"):
+        roialign.roi_align(x.clone().requires_grad_(), rois, 7, 0.25, 2, True)
+
+    feats = list(fpn_features(gen).values())[:4]
+    scales = [1 / 4, 1 / 8, 1 / 16, 1 / 32]
+
+    def pyramid(f0, f1, f2, f3, b0, b1):
+        return roialign.multi_scale_roi_align([f0, f1, f2, f3], [b0, b1], 7, scales, 2)
+
+    traced = torch.jit.trace(pyramid, tuple(feats) + (boxes_on(gen, 10, 200), boxes_on(gen, 6, 250)))
+    assert "roialign::multi_scale_roi_align" in str(traced.graph)
+    boxes = [boxes_on(gen, 25, 250), boxes_on(gen, 3, 250)]
+    got = traced(*feats, *boxes)
+    assert torch.equal(got, pyramid(*feats, *boxes))
+    theirs = torchvision.ops.MultiScaleRoIAlign(["0", "1", "2", "3"], 7, 2)
+    close(got, theirs(OrderedDict(zip("0123", feats)), boxes, [(256, 320), (256, 320)]))
+    with pytest.raises(ValueError, match="batch index 2 is outside"):  # the library's refusal, as ValueError
+        roialign.roi_align(x, torch.tensor([[2, 1.0, 1, 5, 5]]), 7, 0.25)
+
+
+def test_the_package_ships_the_operators():
+    # The Python package stage of .ci/test.sh: pip install . built libroialign_torch.so into the package, and
+    # `import torch, roialign` registers it with no environment variable.
+    if os.environ.get("ROIALIGN_REQUIRE_PACKAGED_TORCH_OPS") != "1":
+        pytest.skip("ROIALIGN_REQUIRE_PACKAGED_TORCH_OPS is not set (the ops may come from a build tree)")
+    import roialign
+    from roialign import _torch_ops
+
+    assert "ROIALIGN_TORCH_LIBRARY" not in os.environ
+    assert os.path.dirname(_torch_ops.library_path()) == os.path.dirname(roialign.__file__)
+    script = "import torch, roialign; print(torch.ops.roialign.roi_align.default.name())"
+    run = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "roialign::roi_align", run.stderr
+
+
 class Pooler(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -228,8 +273,7 @@ def test_script_save_and_load_in_a_fresh_process(gen, tmp_path):
     torch.save((inputs, eager), str(expected))
     script = textwrap.dedent("""
         import sys, torch
-        import roialign._torch_ops as ops
-        ops.load()
+        import roialign  # after torch: registers the operators
         module = torch.jit.load(sys.argv[1])
         inputs, eager = torch.load(sys.argv[2])
         for a, b in zip(module(*inputs), eager):
