@@ -44,8 +44,12 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
   py="$build-python"
   rm -rf "$py"
   .ci/venv "$py/venv"
-  CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py/venv/bin/python" -I -m pip install -q --config-settings=build-dir="$py/build" .
-  ROIALIGN_REQUIRE_TORCHVISION=1 "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python
+  # The package must ship its torch operators (ROIALIGN_PYTHON_TORCH_OPS=ON: Debian's torch and libtorch-dev are
+  # there); the PyTorch stage below tests them, from the package.
+  CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py/venv/bin/python" -I -m pip install -q --config-settings=build-dir="$py/build" \
+    --config-settings=cmake.define.ROIALIGN_PYTHON_TORCH_OPS=ON .
+  ROIALIGN_REQUIRE_TORCHVISION=1 "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python \
+    --ignore=tests/python/test_torch_ops.py
 
   stage "TVM: libroialign_tvm.so (apache-tvm-ffi) and roialign.tvm.dispatch_roi_align on Relax models (apache-tvm)"
   # apache-tvm and apache-tvm-ffi come from .ci/setup-debian.sh (.peers/); their absence fails this stage.
@@ -78,8 +82,8 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" !
 "Python and C++, ONNX in ONNX Runtime and OpenVINO, Faster and Mask R-CNN"
   cmake -S . -B "$build" -DROIALIGN_BUILD_TORCH_EXTENSION=ON >/dev/null
   cmake --build "$build" -j "$jobs" --target roialign_torch roialign_torch_load_scripted
-  ROIALIGN_REQUIRE_TORCH_OPS=1 ROIALIGN_PEERS_PATH="$root/.peers" \
-    ROIALIGN_TORCH_LIBRARY="$build/engines/torch/libroialign_torch.so" \
+  # The operators in Python are the package's own (no ROIALIGN_TORCH_LIBRARY); the C++ loader links the build tree's.
+  ROIALIGN_REQUIRE_TORCH_OPS=1 ROIALIGN_REQUIRE_PACKAGED_TORCH_OPS=1 ROIALIGN_PEERS_PATH="$root/.peers" \
     ROIALIGN_TORCH_LOADER="$build/engines/torch/roialign_torch_load_scripted" \
     ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
     "$py/venv/bin/python" -I -m pytest -p no:cacheprovider -q tests/python/test_torch_ops.py

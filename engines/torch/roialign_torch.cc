@@ -7,7 +7,6 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <sys/mman.h>
 #include <torch/library.h>
 
 #include <array>
@@ -19,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "engines/torch/result_pool.h"
 #include "roialign/roialign.h"
 
 namespace {
@@ -152,19 +152,9 @@ at::Tensor DenseRois(const at::Tensor& rois) {
   return rois.to(at::kFloat).contiguous();
 }
 
-// A new result from torch's allocator. A large one is fresh memory (glibc maps it anew), and faulting it in 4 KiB
-// pages costs as much as pooling into it; transparent huge pages, where the system offers them on request, take
-// one fault per 2 MiB instead.
+// A result of the call's shape, layout and dtype (result_pool.h: large ones reuse the blocks of dead results).
 at::Tensor EmptyResult(const at::Tensor& like, int64_t k, int64_t c, int64_t ph, int64_t pw, c10::string_view layout) {
-  at::Tensor out = at::empty({k, c, ph, pw}, like.options().memory_format(FormatOf(layout)));
-  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-  const size_t bytes = out.nbytes();
-  if (out.device().is_cpu() && bytes >= 4 * kHugePage) {
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(out.data_ptr()) + kHugePage - 1) & ~(kHugePage - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(out.data_ptr()) + bytes) & ~(kHugePage - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only
-  }
-  return out;
+  return roialign_torch::NewResult({k, c, ph, pw}, like.options(), FormatOf(layout));
 }
 
 // ---- roi_align ----
@@ -336,6 +326,8 @@ TORCH_LIBRARY(roialign, m) {
   m.def("multi_scale_roi_align(Tensor[] features, Tensor rois, float[] scales, int pooled_height, "
         "int pooled_width, int sampling_ratio=-1, bool aligned=False, *, str level_rule=\"SCALE\", "
         "float canonical_size=224., int canonical_level=4, str layout=\"NCHW\") -> Tensor");
+  // Returns the blocks kept for large results to torch's allocator (result_pool.h).
+  m.def("empty_cache() -> ()", &roialign_torch::EmptyResultPool);
 }
 
 TORCH_LIBRARY_IMPL(roialign, CPU, m) {

@@ -99,6 +99,73 @@ def _forward_only(*objs):
                            "for training")
 
 
+def _torch_ops_for(input, boxes, target, num_threads, out):
+    """``torch.ops.roialign`` when this call goes through roialign's torch operators (docs/torch.md), else None.
+
+    Torch tensors do, with the defaults target="host", num_threads=0 (torch's intra-op threads run the kernel) and
+    no ``out``, when the package has its operator library: torch.jit.trace then records the operator, and an input
+    that requires grad raises in it. Any other call runs on the extension, as numpy arrays do."""
+    if out is not None or target != "host" or isinstance(num_threads, bool) or num_threads != 0:
+        return None
+    if not _is_tensor(input):
+        return None
+    parts = boxes if isinstance(boxes, (list, tuple)) else [boxes]
+    if not all(_is_tensor(b) for b in parts):
+        return None
+    from . import _torch_ops
+
+    return _torch_ops.available()
+
+
+def _op_rois(torch, boxes):
+    """[K, 5] rows (batch_index, x1, y1, x2, y2) of torch boxes in either form, checked as _boxes checks them."""
+    def floating(b, what):
+        if b.device.type != "cpu":
+            raise ValueError("roialign runs on the CPU; %s is on %s (move it with .cpu())" % (what, b.device))
+        if not b.is_floating_point():
+            raise TypeError("%s must hold floating-point coordinates; got %s" % (what, b.dtype))
+        return b
+
+    if isinstance(boxes, (list, tuple)):
+        rows = []
+        for i, b in enumerate(boxes):
+            floating(b, "boxes[%d]" % i)
+            # Traced, sizes are tensors: the operator and torch.cat check them instead (without a TracerWarning).
+            if b.dim() != 2 or (not torch.jit.is_tracing() and b.shape[-1] != 4):
+                raise ValueError("boxes[%d] must be [L, 4] (x1, y1, x2, y2): a list of boxes holds one such array per "
+                                 "image, as torchvision's List[Tensor]; got shape %s (for rows that carry their batch "
+                                 "index pass one [K, 5] array)" % (i, tuple(b.shape)))
+            b = b.to(torch.float32)
+            rows.append(torch.cat([torch.full_like(b[:, :1], float(i)), b], dim=1))
+        return torch.cat(rows, dim=0) if rows else torch.zeros((0, 5))
+    floating(boxes, "boxes")
+    if boxes.dim() != 2:
+        raise ValueError("boxes must be [K, 5] (batch_index, x1, y1, x2, y2) or a list of [L, 4] per image; got "
+                         "shape %s" % (tuple(boxes.shape),))
+    return boxes
+
+
+def _op_map(input, what):
+    """Checks a torch map as _Map does (ValueError, TypeError); returns its dtype name. The operator reads it."""
+    if input.device.type != "cpu":
+        raise ValueError("roialign runs on the CPU; %s is on %s (move it with .cpu())" % (what, input.device))
+    if input.dim() != 4:
+        raise ValueError("%s must be a 4-D tensor [N, C, H, W] (for either layout); got shape %s"
+                         % (what, tuple(input.shape)))
+    return _dtype_name(input.dtype)
+
+
+def _call_op(op, *args, **kwargs):
+    """The operator's result; its refusals of data (RuntimeError with the library's message) as ValueError, as the
+    extension raises them. The forward-only refusal stays a RuntimeError, as everywhere in torch."""
+    try:
+        return op(*args, **kwargs)
+    except RuntimeError as e:
+        if "roialign is forward-only" in str(e):
+            raise
+        raise ValueError(str(e)) from None
+
+
 def _dtype_name(dtype):
     """'float32', 'float16' or 'bfloat16' for a dtype of numpy or torch, or a name; else TypeError."""
     torch = _torch()
@@ -174,6 +241,16 @@ class _Map:
             self.dtype = _dtype_name(x.dtype)
             self.memory = np.ascontiguousarray(x)  # the same array when it is already C-contiguous
         self.channels = int(self.memory.shape[3] if nhwc else self.memory.shape[1])
+
+
+class _MapInfo:
+    """What multi_scale_roi_align checks of a map that the torch operator reads (kind and dtype)."""
+
+    __slots__ = ("kind", "dtype")
+
+    def __init__(self, dtype):
+        self.kind = "torch"
+        self.dtype = dtype
 
 
 def _to_numpy(a, what):
@@ -461,6 +538,15 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     outside [0, N), a non-finite coordinate, a limit exceeded); NotImplementedError with the library's message when
     the target cannot serve the request (e.g. float16 on a target without float16 kernels).
     """
+    ops = _torch_ops_for(input, boxes, target, num_threads, out)
+    if ops is not None:
+        torch = _torch()
+        dtype = _op_map(input, "input")
+        kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
+                        aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=dtype)
+        return _call_op(ops.roi_align, input, _op_rois(torch, boxes), kernel.spatial_scale, kernel.output_size[0],
+                        kernel.output_size[1], kernel.sampling_ratio, bool(aligned), layout=kernel.layout,
+                        pool_mode=kernel.pool.upper(), coordinate_mode=kernel.coordinate_mode.upper())
     _forward_only(input, boxes)
     fmap = _Map(input, _choose(layout, _LAYOUTS, "layout"))
     kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
@@ -512,8 +598,16 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
         raise TypeError("features must be a non-empty list of feature maps, one per level; got %s"
                         % type(features).__name__)
     layout = _choose(layout, _LAYOUTS, "layout")
-    _forward_only(features, boxes)
-    maps = [_Map(f, layout) for f in features]
+    ops = None
+    if levels is None or isinstance(levels, str):  # the operator takes a rule, not per-box levels
+        ops = _torch_ops_for(features[0], boxes, target, num_threads, out)
+        if ops is not None and not all(_is_tensor(f) for f in features):
+            ops = None
+    if ops is not None:
+        maps = [_MapInfo(_op_map(f, "features[%d]" % i)) for i, f in enumerate(features)]
+    else:
+        _forward_only(features, boxes)
+        maps = [_Map(f, layout) for f in features]
     for i, m in enumerate(maps[1:], 1):
         if m.kind != maps[0].kind or m.dtype != maps[0].dtype:
             raise TypeError("features[%d] is a %s %s map; features[0] is %s %s (levels share kind and dtype)"
@@ -548,6 +642,10 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
     kernel = _select_multi_level_cached(target, ph, pw, scales, int(sampling_ratio),
                                         "half_pixel" if aligned else "legacy", layout, maps[0].dtype, rule,
                                         float(canonical_scale), int(canonical_level))
+    if ops is not None:
+        return _call_op(ops.multi_scale_roi_align, list(features), _op_rois(_torch(), boxes), list(scales), ph, pw,
+                        int(sampling_ratio), bool(aligned), level_rule=rule.upper(),
+                        canonical_size=float(canonical_scale), canonical_level=int(canonical_level), layout=layout)
     rois, batch_indices = _boxes(boxes)
     result, out_memory = _result(out, maps[0].kind, rois.shape[0], maps[0].channels, (ph, pw), layout, maps[0].dtype)
     kernel.run([m.memory for m in maps], rois, batch_indices, level_array, out_memory, int(num_threads))
@@ -583,3 +681,11 @@ def targets():
 def implementations(target="host"):
     """Names of the implementations ``target`` can run on this CPU and build, best first."""
     return list(_roialign.implementation_names(target))
+
+
+if "torch" in sys.modules:
+    # torch is already imported: register the operators now, so that torch.jit.load finds them in a model that
+    # uses them (without torch, they load on the first call with a tensor).
+    from . import _torch_ops
+
+    _torch_ops.available()

@@ -4,14 +4,22 @@
 
 After :func:`load`, ``torch.ops.roialign.roi_align`` and ``torch.ops.roialign.multi_scale_roi_align`` exist, and
 models that use them can be traced, scripted, saved and exported to ONNX (the symbolic is registered here too).
-The library is ``libroialign_torch.so`` beside this file (the package builds it when LibTorch is found), or the
-file that ``ROIALIGN_TORCH_LIBRARY`` names.
+The library is the file that ``ROIALIGN_TORCH_LIBRARY`` names, or else ``libroialign_torch.so`` beside this file,
+which the package build puts there when it finds the LibTorch of the interpreter's torch (python/CMakeLists.txt).
+That one is loaded only into the torch release it was built for (``_torch_ops_build.txt``): LibTorch's C++ ABI
+changes between releases.
 """
 import os
+import re
 import threading
 
 _lock = threading.Lock()
 _loaded = None
+_failure = None  # why the library cannot be loaded, once a load failed
+
+
+def _here(name):
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
 
 
 def library_path():
@@ -19,25 +27,63 @@ def library_path():
     path = os.environ.get("ROIALIGN_TORCH_LIBRARY")
     if path:
         return path
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libroialign_torch.so")
+    here = _here("libroialign_torch.so")
     return here if os.path.exists(here) else None
+
+
+def _release(version):
+    match = re.match(r"[0-9]+\.[0-9]+\.[0-9]+", version)
+    return match.group(0) if match else version
+
+
+def _check_torch_release(torch):
+    """ImportError if the package's own library was built for another torch release than the one running."""
+    try:
+        with open(_here("_torch_ops_build.txt")) as f:
+            built_for = f.read().strip()
+    except OSError:
+        return  # a library named by ROIALIGN_TORCH_LIBRARY, or a build tree: the caller's to match
+    if built_for != _release(torch.__version__):
+        raise ImportError("roialign's torch operators were built for torch %s, but torch %s is running; rebuild "
+                          "the package (pip install .) against this torch" % (built_for, torch.__version__))
 
 
 def load():
     """Registers the ops with torch (idempotent); returns ``torch.ops.roialign``. Raises ImportError without them."""
-    global _loaded
+    global _loaded, _failure
     with _lock:
         if _loaded is None:
             import torch
 
-            path = library_path()
-            if path is None:
-                raise ImportError("roialign's torch operators are not installed: this package was built without "
-                                  "LibTorch (libroialign_torch.so), and ROIALIGN_TORCH_LIBRARY is not set")
-            torch.ops.load_library(path)
+            try:
+                path = library_path()
+                if path is None:
+                    raise ImportError("roialign's torch operators are not installed: this package was built without "
+                                      "LibTorch (libroialign_torch.so), and ROIALIGN_TORCH_LIBRARY is not set")
+                if not os.environ.get("ROIALIGN_TORCH_LIBRARY"):
+                    _check_torch_release(torch)
+                try:
+                    torch.ops.load_library(path)
+                except OSError as e:
+                    raise ImportError("roialign's torch operators (%s) do not load: %s" % (path, e)) from None
+            except ImportError as e:
+                _failure = e
+                raise
             _register_onnx_symbolic(torch)
             _loaded = torch.ops.roialign
         return _loaded
+
+
+def available():
+    """``torch.ops.roialign`` if the operators are loaded or load now, else None (a failed load is not retried)."""
+    if _loaded is not None:
+        return _loaded
+    if _failure is not None:
+        return None
+    try:
+        return load()
+    except ImportError:
+        return None
 
 
 def _register_onnx_symbolic(torch):

@@ -148,14 +148,32 @@ def test_torch_input_requiring_grad_and_half_precision_boxes():
 
 
 @needs_torch
-def test_torch_jit_trace_is_refused_not_baked_in():
+def test_torch_jit_trace_records_the_operator_or_is_refused():
+    # With the package's torch operators, tensors go through torch.ops.roialign.roi_align, which the trace records;
+    # a call that runs on the extension (here another target) would be stored as a constant, and is refused.
     x, boxes, pooled, scale = make_problem(7)
+    xt, bt = torch.from_numpy(x), torch.from_numpy(boxes)
+
+    def on_extension(a, b):
+        return roialign.roi_align(a, b, pooled, scale, target="generic")
+
+    with pytest.raises(RuntimeError, match="torch.jit.trace"):
+        torch.jit.trace(on_extension, (xt, bt))
 
     def pool(a, b):
         return roialign.roi_align(a, b, pooled, scale)
 
-    with pytest.raises(RuntimeError, match="torch.jit.trace"):
-        torch.jit.trace(pool, (torch.from_numpy(x), torch.from_numpy(boxes)))
+    from roialign import _torch_ops
+
+    if _torch_ops.available() is None:
+        with pytest.raises(RuntimeError, match="torch.jit.trace"):
+            torch.jit.trace(pool, (xt, bt))
+        return
+    traced = torch.jit.trace(pool, (xt, bt))
+    assert "roialign::roi_align" in str(traced.graph)
+    other = bt.flip(0)[: bt.shape[0] - 1].contiguous()  # other boxes, another count
+    assert torch.equal(traced(xt, other), pool(xt, other))
+    assert_close(traced(xt, other).numpy(), on_extension(xt, other).numpy())
 
 
 def test_zero_copy_for_dense_input():

@@ -7,6 +7,7 @@ run in ONNX Runtime, and torchvision's own detectors with their poolers replaced
 Needs the operator library: the package's own, or ROIALIGN_TORCH_LIBRARY (.ci/test.sh sets it to the build tree's).
 ROIALIGN_REQUIRE_TORCH_OPS=1 (CI) turns a missing library into a failure instead of a skip.
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -144,6 +145,79 @@ def test_thread_count_does_not_change_bits(gen):
     assert torch.equal(one, two)
 
 
+def test_large_results_reuse_the_blocks_of_dead_ones(gen):
+    # 400 RoIs x 64 channels x 7 x 7 floats: 5 MB, above the 4 MiB from which results come from the pool.
+    x = torch.randn(2, 64, 40, 40, generator=gen)
+    rois, other = rois_on(gen, 400, 150), rois_on(gen, 390, 150)
+    torch.ops.roialign.empty_cache()
+    first = torch.ops.roialign.roi_align(x, rois, 0.25, 7, 7, 2, True)
+    address = first.data_ptr()
+    alive = torch.ops.roialign.roi_align(x, other, 0.25, 7, 7, 2, True)
+    assert alive.data_ptr() != address  # a live result's memory is never handed out
+    del first
+    reused = torch.ops.roialign.roi_align(x, other, 0.25, 7, 7, 2, True)
+    assert reused.data_ptr() == address
+    assert torch.equal(reused, alive)
+    close(reused, torchvision.ops.roi_align(x, other, 7, 0.25, 2, True))
+    grown = reused.clone()
+    reused.resize_(2 * reused.numel())  # like torch.empty's memory: a resize moves it to torch's allocator
+    assert reused.data_ptr() != address and torch.equal(reused[:grown.numel()].view_as(grown), grown)
+    del reused
+    nhwc = torch.ops.roialign.roi_align(x.contiguous(memory_format=torch.channels_last), rois, 0.25, 7, 7, 2, True,
+                                        layout="NHWC")
+    assert nhwc.is_contiguous(memory_format=torch.channels_last) and nhwc.data_ptr() == address
+    close(nhwc, torchvision.ops.roi_align(x, rois, 7, 0.25, 2, True))
+    del nhwc
+    torch.ops.roialign.empty_cache()
+    small = torch.ops.roialign.roi_align(x, rois[:10], 0.25, 7, 7, 2, True)  # below the pool's threshold
+    close(small, torchvision.ops.roi_align(x, rois[:10], 7, 0.25, 2, True))
+
+
+def test_package_functions_go_through_the_operators(gen):
+    # roialign.roi_align and multi_scale_roi_align on tensors call the operators: traced, they pool the RoIs they
+    # are given; an input that requires grad raises in the operator.
+    import roialign
+
+    x, rois = torch.randn(2, 8, 40, 48, generator=gen), rois_on(gen, 12, 180)
+    traced = torch.jit.trace(lambda a, b: roialign.roi_align(a, b, 7, 0.25, 2, True), (x, rois))
+    assert "roialign::roi_align" in str(traced.graph)
+    other = rois_on(gen, 20, 180)
+    assert torch.equal(traced(x, other), torch.ops.roialign.roi_align(x, other, 0.25, 7, 7, 2, True))
+    with pytest.raises(RuntimeError, match="roialign is forward-only"):
+        roialign.roi_align(x.clone().requires_grad_(), rois, 7, 0.25, 2, True)
+
+    feats = list(fpn_features(gen).values())[:4]
+    scales = [1 / 4, 1 / 8, 1 / 16, 1 / 32]
+
+    def pyramid(f0, f1, f2, f3, b0, b1):
+        return roialign.multi_scale_roi_align([f0, f1, f2, f3], [b0, b1], 7, scales, 2)
+
+    traced = torch.jit.trace(pyramid, tuple(feats) + (boxes_on(gen, 10, 200), boxes_on(gen, 6, 250)))
+    assert "roialign::multi_scale_roi_align" in str(traced.graph)
+    boxes = [boxes_on(gen, 25, 250), boxes_on(gen, 3, 250)]
+    got = traced(*feats, *boxes)
+    assert torch.equal(got, pyramid(*feats, *boxes))
+    theirs = torchvision.ops.MultiScaleRoIAlign(["0", "1", "2", "3"], 7, 2)
+    close(got, theirs(OrderedDict(zip("0123", feats)), boxes, [(256, 320), (256, 320)]))
+    with pytest.raises(ValueError, match="batch index 2 is outside"):  # the library's refusal, as ValueError
+        roialign.roi_align(x, torch.tensor([[2, 1.0, 1, 5, 5]]), 7, 0.25)
+
+
+def test_the_package_ships_the_operators():
+    # The Python package stage of .ci/test.sh: pip install . built libroialign_torch.so into the package, and
+    # `import torch, roialign` registers it with no environment variable.
+    if os.environ.get("ROIALIGN_REQUIRE_PACKAGED_TORCH_OPS") != "1":
+        pytest.skip("ROIALIGN_REQUIRE_PACKAGED_TORCH_OPS is not set (the ops may come from a build tree)")
+    import roialign
+    from roialign import _torch_ops
+
+    assert "ROIALIGN_TORCH_LIBRARY" not in os.environ
+    assert os.path.dirname(_torch_ops.library_path()) == os.path.dirname(roialign.__file__)
+    script = "import torch, roialign; print(torch.ops.roialign.roi_align.default.name())"
+    run = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "roialign::roi_align", run.stderr
+
+
 class Pooler(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -155,24 +229,62 @@ class Pooler(torch.nn.Module):
         return self.single(x, rois), self.multi(feats, boxes, shapes)
 
 
-class PoolerData(torch.nn.Module):
-    """Pooler's inputs and eager results as attributes of a module that LibTorch can load."""
+def saved_data(inputs, expected, types):
+    """A scripted module holding a forward's arguments (``inputs``), its eager results (``expected``) and the thread
+    count they were computed with, for LibTorch to load (engines/torch/load_scripted.cc). ``types``: the
+    TorchScript types of the two."""
 
-    x: torch.Tensor
-    rois: torch.Tensor
-    feats: Dict[str, torch.Tensor]
-    boxes: List[torch.Tensor]
-    shapes: List[Tuple[int, int]]
-    expected: Tuple[torch.Tensor, torch.Tensor]
+    class Data(torch.nn.Module):
+        __annotations__ = {"inputs": types[0], "expected": types[1], "threads": int}
 
-    def __init__(self, inputs, expected):
-        super().__init__()
-        self.x, self.rois, feats, self.boxes, self.shapes = inputs
-        self.feats = dict(feats)
-        self.expected = tuple(expected)
+        def __init__(self):
+            super().__init__()
+            self.inputs, self.expected, self.threads = inputs, expected, torch.get_num_threads()
 
-    def forward(self) -> int:
-        return 0
+        def forward(self) -> int:
+            return 0
+
+    return torch.jit.script(Data())
+
+
+LOAD_AND_COMPARE = textwrap.dedent("""
+    import sys, torch
+    import roialign  # after torch: registers the operators
+    if sys.argv[4] == "1":
+        import torchvision  # registers torchvision's operators (a detector calls torchvision::nms)
+    module = torch.jit.load(sys.argv[1])
+    inputs, eager = torch.load(sys.argv[2])
+    torch.set_num_threads(int(sys.argv[3]))
+    with torch.no_grad():
+        got = module(*inputs)
+    flat = lambda v: [t for x in v for t in flat(x)] if isinstance(v, (list, tuple)) else [v]
+    got, eager = flat(got), flat(eager)
+    assert len(got) == len(eager) > 0, (len(got), len(eager))
+    for a, b in zip(got, eager):
+        assert a.shape == b.shape and torch.equal(a, b), (a.shape, b.shape)
+    print("ok")
+""")
+
+
+def check_deployments(scripted, inputs, eager, types, tmp_path, torchvision_ops=False):
+    """Saves ``scripted``; loads it in a fresh Python process and in LibTorch (ROIALIGN_TORCH_LOADER), each run on
+    ``inputs``, and checks both give ``eager`` bit for bit. ``torchvision_ops``: the model also calls torchvision's
+    operators, which both load first (LibTorch: torchvision's own library, which needs no Python)."""
+    model, data = str(tmp_path / "model.pt"), str(tmp_path / "data.pt")
+    scripted.save(model)
+    torch.save((inputs, eager), data)
+    run = subprocess.run([sys.executable, "-c", LOAD_AND_COMPARE, model, data, str(torch.get_num_threads()),
+                          "1" if torchvision_ops else "0"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+    loader = os.environ.get("ROIALIGN_TORCH_LOADER")
+    if not loader:
+        if os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
+            pytest.fail("ROIALIGN_TORCH_LOADER (roialign_torch_load_scripted) is not set")
+        return
+    saved_data(inputs, eager, types).save(str(tmp_path / "cpp_data.pt"))
+    libraries = [importlib.util.find_spec("torchvision._C").origin] if torchvision_ops else []
+    run = subprocess.run([loader, model, str(tmp_path / "cpp_data.pt")] + libraries, capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.startswith("ok"), run.stderr
 
 
 def pooler_inputs(gen, k):
@@ -195,32 +307,10 @@ def test_script_save_and_load_in_a_fresh_process(gen, tmp_path):
     eager = Pooler()(*inputs)
     for a, b in zip(scripted(*inputs), eager):
         assert torch.equal(a, b)
-    path, expected = tmp_path / "pooler.pt", tmp_path / "inputs_and_expected.pt"
-    scripted.save(str(path))
-    torch.save((inputs, eager), str(expected))
-    script = textwrap.dedent("""
-        import sys, torch
-        import roialign._torch_ops as ops
-        ops.load()
-        module = torch.jit.load(sys.argv[1])
-        inputs, eager = torch.load(sys.argv[2])
-        for a, b in zip(module(*inputs), eager):
-            assert torch.equal(a, b), (a - b).abs().max()
-        print("ok")
-    """)
-    run = subprocess.run([sys.executable, "-c", script, str(path), str(expected)], capture_output=True, text=True)
-    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
-
-    # And from C++: engines/torch/load_scripted.cc, given the inputs and eager results as a data module.
-    loader = os.environ.get("ROIALIGN_TORCH_LOADER")
-    if not loader:
-        if os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
-            pytest.fail("ROIALIGN_TORCH_LOADER (roialign_torch_load_scripted) is not set")
-        return
-    data = torch.jit.script(PoolerData(inputs, eager))
-    data.save(str(tmp_path / "data.pt"))
-    run = subprocess.run([loader, str(path), str(tmp_path / "data.pt")], capture_output=True, text=True)
-    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+    inputs = pooler_inputs(gen, 14)  # the deployments run on other inputs than the scripted model's first run
+    types = (Tuple[torch.Tensor, torch.Tensor, Dict[str, torch.Tensor], List[torch.Tensor], List[Tuple[int, int]]],
+             Tuple[torch.Tensor, torch.Tensor])
+    check_deployments(scripted, inputs, Pooler()(*inputs), types, tmp_path)
 
 
 def test_fx_sees_one_node():
@@ -299,9 +389,53 @@ def detector(name):
     return model.eval()
 
 
+class Detections(torch.nn.Module):
+    """A scripted detector's detections as one list of tensors (per image: boxes, scores, labels[, masks])."""
+
+    def __init__(self, scripted, keys: List[str]):
+        super().__init__()
+        self.model = scripted
+        self.keys = keys
+
+    def forward(self, images: List[torch.Tensor]) -> List[torch.Tensor]:
+        _, detections = self.model(images)
+        out: List[torch.Tensor] = []
+        for d in detections:
+            for key in self.keys:
+                out.append(d[key])
+        return out
+
+
+class BoxBranch(torch.nn.Module):
+    """A detector's box branch: the pooler, the box head and the predictor, for images of fixed sizes.
+
+    torch.jit.trace of a whole torchvision detector does not hold on other images, whatever the pooler: torchvision
+    keeps Python values of the traced images as constants (with its own MultiScaleRoIAlign too, the trace returned
+    boxes up to 197 px off on another image of the same size). This part of it traces."""
+
+    def __init__(self, roi_heads, image_shapes: List[Tuple[int, int]]):
+        super().__init__()
+        self.pool, self.head, self.predictor = roi_heads.box_roi_pool, roi_heads.box_head, roi_heads.box_predictor
+        self.image_shapes = image_shapes
+
+    def forward(self, features: Dict[str, torch.Tensor], proposals: List[torch.Tensor]):
+        return self.predictor(self.head(self.pool(features, proposals, self.image_shapes)))
+
+
+def pooler_calls(model, images):
+    """The (features, proposals, image_shapes) of every call of the model's box pooler in one forward."""
+    calls = []
+    hook = model.roi_heads.box_roi_pool.register_forward_pre_hook(lambda m, args: calls.append(args))
+    with torch.no_grad():
+        model(images)
+    hook.remove()
+    return calls
+
+
 @pytest.mark.parametrize("name", ["fasterrcnn", "maskrcnn"])
-def test_detectors_with_replaced_poolers(gen, name):
+def test_detectors_with_replaced_poolers(gen, name, tmp_path):
     images = [torch.rand(3, 180, 240, generator=gen), torch.rand(3, 200, 200, generator=gen)]
+    other_images = [torch.rand(3, 210, 160, generator=gen), torch.rand(3, 190, 250, generator=gen)]
     theirs = detector(name)
     ours = rnn.replace_poolers(detector(name))
     pools = [m for m in ours.modules() if isinstance(m, rnn.MultiScaleRoIAlign)]
@@ -311,6 +445,8 @@ def test_detectors_with_replaced_poolers(gen, name):
         expected, got = theirs(images), ours(images)
         scripted = torch.jit.script(ours)
         _, scripted_got = scripted(images)
+        other_got = ours(other_images)
+        _, scripted_other = scripted(other_images)
     for e, g, s in zip(expected, got, scripted_got):
         assert e["boxes"].shape == g["boxes"].shape and e["boxes"].shape[0] > 0
         torch.testing.assert_close(g["boxes"], e["boxes"], atol=1e-3, rtol=0)
@@ -318,3 +454,25 @@ def test_detectors_with_replaced_poolers(gen, name):
         assert torch.equal(g["labels"], e["labels"])
         for key in g:
             assert torch.equal(s[key], g[key]), key
+    for g, s in zip(other_got, scripted_other):  # the scripted model on other images (other sizes) than the first
+        assert g["boxes"].shape[0] > 0
+        for key in g:
+            assert torch.equal(s[key], g[key]), key
+
+    # The scripted detector saved, then loaded in a fresh process and in LibTorch, on the other images.
+    keys = ["boxes", "scores", "labels"] + (["masks"] if name == "maskrcnn" else [])
+    flat = [d[key] for d in other_got for key in keys]
+    check_deployments(torch.jit.script(Detections(scripted, keys)), (other_images,), flat,
+                      (Tuple[List[torch.Tensor]], List[torch.Tensor]), tmp_path, torchvision_ops=True)
+
+    # The box branch traced on one pair of images, run on the pooler inputs of another pair of the same sizes.
+    (traced_on,) = pooler_calls(ours, images)
+    (other,) = pooler_calls(ours, [torch.rand(i.shape, generator=gen) for i in images])
+    assert [p.shape[0] for p in other[1]] != [p.shape[0] for p in traced_on[1]] or not torch.equal(
+        other[1][0], traced_on[1][0])
+    branch = BoxBranch(ours.roi_heads, list(traced_on[2]))
+    with torch.no_grad():
+        traced = torch.jit.trace(branch, (traced_on[0], traced_on[1]), strict=False)
+        assert "roialign::multi_scale_roi_align" in str(traced.inlined_graph)
+        for a, b in zip(traced(other[0], other[1]), branch(other[0], other[1])):
+            assert torch.equal(a, b)
