@@ -57,11 +57,11 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
   if (problem.num_rois == 0 || problem.channels == 0) return Status::Ok();  // nothing to write
   if (selected->custom) return RunCustom(*selected, kernel.params(), inputs, output, threading);
   try {
-    const Plan plan = MakePlan(problem, selected->needs, threading);
+    const Plan plan = MakePlan(problem, selected->access, threading);
     internal::BorrowedMemory memory(selected->memory);
-    ReserveWorkingMemory(problem, plan, selected->needs, memory.get());
+    ReserveWorkingMemory(problem, plan, memory.get());
     // Everything is allocated: from here on the output is written, and nothing can fail.
-    Execute(problem, plan, selected->fn, selected->transpose, threading, memory.get());
+    Execute(problem, plan, selected->fns, threading, memory.get());
   } catch (const std::bad_alloc&) {
     return OutOfMemory("working memory", selected->name);
   }

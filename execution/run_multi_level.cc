@@ -133,8 +133,8 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
       FillProblem(params[l], inputs[l], output, totals[l], &problems[l]);
       problems[l].roi_subset = order.data() + begin[l];
       problems[l].subset_size = counts[l];
-      plans[l] = MakePlan(problems[l], selected->needs, threading);
-      ReserveWorkingMemory(problems[l], plans[l], selected->needs, memory.get());
+      plans[l] = MakePlan(problems[l], selected->access, threading);
+      ReserveWorkingMemory(problems[l], plans[l], memory.get());
     }
     // Everything is allocated: from here on the output is written.
     const size_t roi_bytes = static_cast<size_t>(in.channels * mp.params.pooled_height * mp.params.pooled_width *
@@ -145,7 +145,7 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     }
     for (size_t l = 0; l < L; ++l) {
       if (counts[l] == 0) continue;
-      Execute(problems[l], plans[l], selected->fn, selected->transpose, threading, memory.get());
+      Execute(problems[l], plans[l], selected->fns, threading, memory.get());
     }
   } catch (const std::bad_alloc&) {
     return OutOfMemory("working memory", selected->name);

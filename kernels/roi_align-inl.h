@@ -1,7 +1,7 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Per-target core shared by both layouts: pools one bin over channels-last data, vectorized over channels.
-// Included once per Highway target (toggle guard), by roi_align_nhwc.cc and roi_align_nchw.cc.
+// The bin microkernel, per target: pools one bin over a run of contiguous channels, vectorized over channels.
+// Included once per Highway target (toggle guard) by kernels/pool_bin.cc.
 #if defined(ROIALIGN_KERNELS_ROI_ALIGN_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ROIALIGN_KERNELS_ROI_ALIGN_INL_H_
 #undef ROIALIGN_KERNELS_ROI_ALIGN_INL_H_
@@ -16,7 +16,6 @@
 #include <type_traits>
 
 #include "kernels/convert-inl.h"
-#include "kernels/kernel_descriptor.h"
 #include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
 
@@ -25,30 +24,6 @@ namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// A kernel file's PerDType entries for this target; make(T*) returns the kernel for element type T. The portable
-// fallback (EMU128, SCALAR) serves f32 only, a strategy decision (docs/semantics.md#dtypes): it is the
-// correctness fallback for CPUs without a SIMD target, and the generic reference serves the 16-bit dtypes.
-template <class Make>
-PerDType KernelPerDType(Make make) {
-  return PerDTypeTable<RoiAlignFn>([&](auto* type) -> RoiAlignFn {
-    using T = std::remove_pointer_t<decltype(type)>;
-    if constexpr ((HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) && !std::is_same_v<T, float>) {
-      return nullptr;
-    } else {
-      return make(type);
-    }
-  });
-}
-
-// Channels-last data of element type T: element (row, col, c) is at base[row * row_stride + col * pixel_stride
-// + c], and no element at or past `end` may be read.
-template <typename T>
-struct ChannelsLast {
-  const T* base;
-  const T* end;
-  int64_t row_stride, pixel_stride;
-};
 
 // Where a bin's channels go: `partial` (f32) holds the state between calls that process parts of its taps,
 // `out` receives the finished result in the output's element type. They may be the same memory.
@@ -410,40 +385,6 @@ HWY_INLINE void PoolBin(D d, PoolMode mode, const TIn* in, const TIn* end, const
       return PoolBinMax<PoolMode::kMax>(d, in, end, b, channels, stream, o);
     case PoolMode::kMaxOnnx:
       return PoolBinMax<PoolMode::kMaxOnnx>(d, in, end, b, channels, stream, o);
-  }
-}
-
-// A bin as the layouts' drivers describe it: AVG's merged rows and columns (strides applied), MAX's sample rows
-// y[iy0, iy1) and columns x[0, gw); `samples` counts the whole bin's.
-struct SeparableBin {
-  const MergedTap* rows;
-  int64_t ny;
-  const MergedTap* cols;
-  int64_t nx;
-  const AxisTap* y;
-  int64_t iy0, iy1;
-  const AxisTap* x;
-  int64_t gw, samples;
-  bool first, last;
-};
-
-// Pools one bin of channels-last data through the microkernel. MAX lays out its samples' taps in `buf` (kBinTaps
-// entries) a piece of whole sample rows at a time; the pieces carry the bin's partial state, so the result is that
-// of one call.
-template <class D, typename TIn, typename TOut>
-HWY_INLINE void PoolSeparableBin(D d, PoolMode mode, const ChannelsLast<TIn>& in, const SeparableBin& s,
-                                 int64_t channels, bool stream, BinOutput<TOut> o, PixelTap* buf) {
-  if (mode == PoolMode::kAvg) {
-    const BinTaps b = {s.rows, s.ny, s.cols, s.nx, s.samples, s.first, s.last};
-    return PoolBin(d, mode, in.base, in.end, b, channels, stream, o);
-  }
-  const int64_t rows = s.iy1 - s.iy0;
-  const int64_t step = s.gw > 0 ? kBinTaps / (4 * s.gw) : HWY_MAX(rows, 1);
-  for (int64_t r0 = 0; r0 == 0 || r0 < rows; r0 += step) {
-    const int64_t r1 = HWY_MIN(rows, r0 + step);
-    const int64_t n = SampleTapsOf(s.y, s.iy0 + r0, s.iy0 + r1, s.x, s.gw, in.row_stride, in.pixel_stride, buf);
-    const BinTaps b = {buf, n, nullptr, 0, s.samples, s.first && r0 == 0, s.last && r1 == rows};
-    PoolBin(d, mode, in.base, in.end, b, channels, stream, o);
   }
 }
 
