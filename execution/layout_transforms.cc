@@ -69,7 +69,7 @@ Status TransformLayout(bool to_nhwc, DType dtype, const void* input, int64_t bat
   if (!s.ok() || elements == 0) return s;
   const int64_t pixels = height * width;
   const int64_t rows = to_nhwc ? channels : pixels, cols = to_nhwc ? pixels : channels;
-  TransposeMatrices(BestTransposeBlock()[static_cast<size_t>(dtype)], BytesOf(dtype), input, cols, batch, rows,
+  TransposeMatrices(BestTargetFns()[static_cast<size_t>(dtype)].transpose, BytesOf(dtype), input, cols, batch, rows,
                     cols, output, rows, ResolveThreadCount(threading, batch * rows * cols), threading);
   return Status::Ok();
 }

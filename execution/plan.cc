@@ -66,11 +66,15 @@ void PlanTasks(const Problem& p, PixelAccess access, const Threading& threading,
   plan->partial_in_output = p.params.dtype == DType::kF32;
 }
 
-// Each computed RoI's taps, and for AVG, when the microkernel reads channels-last pixels of row stride `row` and
-// pixel stride `pixel` (0: per-RoI tiles, which merge in tile coordinates), its bin rows' and columns' merged taps.
-void BuildGeometry(const Problem& p, int64_t row, int64_t pixel, CallGeometry* g) {
+// Each computed RoI's taps, and for AVG, when the microkernel reads the map in place or through the band
+// transform, its bin rows' and columns' merged taps with the strides of those channels-last pixels (per-RoI
+// tiles merge in tile coordinates).
+void BuildGeometry(const Problem& p, PixelAccess access, bool band_transform, CallGeometry* g) {
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, n = RunCount(p);
-  const bool avg = p.params.pool_mode == PoolMode::kAvg && pixel > 0;
+  const MapStrides map = access == PixelAccess::kInPlace ? StridesOf(p.params.layout, p.channels, p.height, p.width)
+                                                        : StridesOf(Layout::kNHWC, p.channels, p.height, p.width);
+  const int64_t row = map.row, pixel = map.pixel;
+  const bool avg = p.params.pool_mode == PoolMode::kAvg && (access == PixelAccess::kInPlace || band_transform);
   g->rois.resize(static_cast<size_t>(p.num_rois));
   int64_t ny = 0, nx = 0;
   for (int64_t j = 0; j < n; ++j) {
@@ -108,19 +112,9 @@ void BuildGeometry(const Problem& p, int64_t row, int64_t pixel, CallGeometry* g
   }
 }
 
-// The strides of the channels-last pixels the microkernel reads: the map's own, or a staged band's (all channels
-// of a pixel together); 0 for tiles.
-void ViewStrides(const Problem& p, PixelAccess access, bool band_transform, int64_t* row, int64_t* pixel) {
-  const MapStrides map = StridesOf(p.params.layout, p.channels, p.height, p.width);
-  *row = access == PixelAccess::kInPlace ? map.row : band_transform ? p.width * p.channels : 0;
-  *pixel = access == PixelAccess::kInPlace ? map.pixel : band_transform ? p.channels : 0;
-}
-
 Plan DirectPlan(const Problem& p, PixelAccess access, const Threading& threading) {
   Plan plan;
-  int64_t row = 0, pixel = 0;
-  ViewStrides(p, access, false, &row, &pixel);
-  BuildGeometry(p, row, pixel, &plan.geometry);
+  BuildGeometry(p, access, false, &plan.geometry);
   PlanTasks(p, access, threading, false, &plan);
   PlannedPass pass;
   pass.rois = LocalityOrder(p);
@@ -131,9 +125,7 @@ Plan DirectPlan(const Problem& p, PixelAccess access, const Threading& threading
 Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows) {
   const bool transform = access == PixelAccess::kStaged;
   Plan plan;
-  int64_t row = 0, pixel = 0;
-  ViewStrides(p, access, transform, &row, &pixel);
-  BuildGeometry(p, row, pixel, &plan.geometry);
+  BuildGeometry(p, access, transform, &plan.geometry);
   PlanTasks(p, access, threading, true, &plan);
   const int64_t PH = p.params.pooled_height, H = p.height;
   plan.band_rows = band_rows;
@@ -154,7 +146,6 @@ Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, 
     for (int64_t band = 0; band < plan.num_bands; ++band) {
       PlannedPass pass;
       pass.band = band;
-      pass.band_rows = band_rows;
       for (int64_t k : order) {
         const RoiSampling& s = rois[static_cast<size_t>(k)];
         if (s.first_band > band || band > s.last_band) continue;

@@ -61,7 +61,6 @@ struct PlannedPass {
   bool transform = false;
   int64_t image = 0, rows_begin = 0, rows_end = 0;
   std::vector<int64_t> rois;  // in locality order
-  int64_t band_rows = 0;      // 0: whole bins
 };
 
 struct Plan {

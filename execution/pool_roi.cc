@@ -20,12 +20,12 @@ namespace {
 constexpr int64_t kBinFootprintBytes = 256 * 1024;
 
 // A bin as a driver lays it out: sample rows ty[0, gh) and columns tx[0, gw) in the indices of the channels-last
-// pixels it reads (element strides row and pixel), and AVG's merged columns.
+// pixels it reads (element strides row and pixel; their first row is first_row), and AVG's merged columns.
 struct BinLayout {
   const AxisTap *ty, *tx;
   int64_t gh, gw, row, pixel;
   const MergedTap* cols;
-  int64_t nx;
+  int64_t nx, first_row;
 };
 
 // Pools sample rows [iy0, iy1) of a bin into `run`: AVG from merged taps; MAX kBinTaps taps (whole sample rows)
@@ -35,14 +35,15 @@ void PoolRows(PoolBinFn pool, PoolMode mode, const BinLayout& b, int64_t iy0, in
   const bool first = iy0 == 0, last = iy1 == b.gh;
   const int64_t samples = b.gh * b.gw;
   if (mode == PoolMode::kAvg) {
-    const int64_t ny = MergeTaps(b.ty + iy0, iy1 - iy0, b.row, s.merged.data());
+    const int64_t ny = MergeTaps(b.ty + iy0, iy1 - iy0, b.row, s.merged.data(), b.first_row);
     return pool(mode, {s.merged.data(), ny, b.cols, b.nx, samples, first, last}, run);
   }
   const int64_t rows = iy1 - iy0;
   const int64_t step = b.gw > 0 ? kBinTaps / (4 * b.gw) : std::max<int64_t>(rows, 1);
   for (int64_t r0 = 0; r0 == 0 || r0 < rows; r0 += step) {
     const int64_t r1 = std::min(rows, r0 + step);
-    const int64_t n = SampleTapsOf(b.ty, iy0 + r0, iy0 + r1, b.tx, b.gw, b.row, b.pixel, s.bin_taps.data());
+    const int64_t n =
+        SampleTapsOf(b.ty, iy0 + r0, iy0 + r1, b.tx, b.gw, b.row, b.pixel, s.bin_taps.data(), b.first_row);
     pool(mode, {s.bin_taps.data(), n, nullptr, 0, samples, first && r0 == 0, last && r1 == rows}, run);
   }
 }
@@ -54,7 +55,8 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
   const PlannedPass& pass = *ctx.pass;
   const RoiSampling& roi = g.rois[static_cast<size_t>(k)];
   if (pass.band < roi.first_band || pass.band > roi.last_band) return;  // unbanded: whole in band 0
-  const bool banded = pass.band_rows > 0 && roi.split;
+  const int64_t band_rows = ctx.plan->band_rows;
+  const bool banded = band_rows > 0 && roi.split;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, gh = roi.gy.grid, gw = roi.gx.grid;
   const int64_t bytes = BytesOf(p.params.dtype);
   const MapStrides map = StridesOf(p.params.layout, p.channels, p.height, p.width);
@@ -71,9 +73,7 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
   for (int64_t ph = 0; ph < PH; ++ph) {
     const AxisTap* ty = g.y.data() + roi.y + ph * gh;
     int64_t ib = 0, ie = gh;  // the sample rows of this row of bins in the pass's band
-    if (banded && !SampleRowsInBand(roi.gy, ty, ph, pass.band_rows, pass.band, ctx.plan->num_bands, &ib, &ie)) {
-      continue;
-    }
+    if (banded && !SampleRowsInBand(roi.gy, ty, ph, band_rows, pass.band, ctx.plan->num_bands, &ib, &ie)) continue;
     for (int64_t pw = 0; pw < PW; ++pw) {
       const int64_t offset = roi_offset + ph * out.row + pw * out.pixel;
       run.partial = ctx.partial + offset;
@@ -84,7 +84,7 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
                                            cols.count, gh * gw, true, true}, run);
         continue;
       }
-      BinLayout b = {ty, g.x.data() + roi.x + pw * gw, gh, gw, map.row, map.pixel, nullptr, 0};
+      BinLayout b = {ty, g.x.data() + roi.x + pw * gw, gh, gw, map.row, map.pixel, nullptr, 0, 0};
       if (runs != nullptr) {
         b.cols = g.merged.data() + runs[PH + pw].begin;
         b.nx = runs[PH + pw].count;
@@ -186,7 +186,7 @@ void PoolRect(const Staged& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw
       for (int64_t ph = ph0; ph < ph1; ++ph) {
         for (int64_t pw = pw0; pw < pw1; ++pw) {
           BinLayout b = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, nx * stride, stride,
-                         cols, 0};
+                         cols, 0, 0};
           if (p.params.pool_mode == PoolMode::kAvg) b.nx = MergeTaps(b.tx, gw, stride, cols);
           run.partial = bins + ((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride;
           run.out = run.partial;
@@ -247,7 +247,7 @@ void PoolTiles(const Staged& w) {
 
 // Pools bins [b0, b1) of the RoI (bin = ph * PW + pw) from the pass's channels-last band into channels-last f32
 // `bins` (n floats per bin, bin b0 first); a bin resumes from the state already there unless the band holds its
-// first sample row. Reads PoolFromBand's rebased y taps and per-row sample ranges.
+// first sample row. Reads PoolFromBand's per-row sample ranges.
 void PoolBandBins(const Staged& w, int64_t b0, int64_t b1, float* bins) {
   const Problem& p = *w.ctx.problem;
   const CallGeometry& g = w.ctx.plan->geometry;
@@ -259,7 +259,7 @@ void PoolBandBins(const Staged& w, int64_t b0, int64_t b1, float* bins) {
   const TapRun* runs = p.params.pool_mode == PoolMode::kAvg ? g.runs.data() + w.roi.runs : nullptr;
   for (int64_t bin = b0; bin < b1; ++bin) {
     const int64_t ph = bin / PW, pw = bin % PW;
-    BinLayout b = {w.s.y_tile_taps.data() + ph * gh, w.tx + pw * gw, gh, gw, p.width * C, C, nullptr, 0};
+    BinLayout b = {w.ty + ph * gh, w.tx + pw * gw, gh, gw, p.width * C, C, nullptr, 0, w.ctx.pass->rows_begin};
     if (runs != nullptr) {
       b.cols = g.merged.data() + runs[PH + pw].begin;
       b.nx = runs[PH + pw].count;
@@ -301,7 +301,7 @@ void PoolBandWhole(const Staged& w, int64_t ph0, int64_t ph1, bool resumes) {
 }
 
 // The RoI's bins from the channels-last band of map rows that the plan prepared for all RoIs of the image: only
-// the sample rows in the band, with y taps made relative to its first row. The bins with samples in the band are
+// the sample rows in the band, whose taps all lie in its rows. The bins with samples in the band are
 // consecutive rows of bins; they are pooled channels-last and transposed into the planar output in register
 // tiles. A bin row that began in an earlier band resumes from its partial state (first/last protocol). That state
 // is channels-last when all the RoI's bins fit the bins buffer (PoolBandWhole), else planar, chunk by chunk of
@@ -311,27 +311,19 @@ void PoolFromBand(const Staged& w) {
   const PlannedPass& pass = *w.ctx.pass;
   Scratch& s = w.s;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, bytes = BytesOf(p.params.dtype);
-  const int64_t gh = w.roi.gy.grid, n = w.c_end - w.c_begin, r0 = pass.rows_begin;
+  const int64_t gh = w.roi.gy.grid, n = w.c_end - w.c_begin;
   assert(w.roi.batch == pass.image);
-  // Sample rows [ib, ie) of each bin row in the band (y taps rebased), and the bin rows [ph0, ph1) that have any.
+  // Sample rows [ib, ie) of each bin row in the band, and the bin rows [ph0, ph1) that have any.
   int64_t ph0 = PH, ph1 = 0, resume_ph = -1;
   for (int64_t ph = 0; ph < PH; ++ph) {
     const AxisTap* ty = w.ty + ph * gh;
     int64_t ib = 0, ie = 0;
-    if (!SampleRowsInBand(w.roi.gy, ty, ph, pass.band_rows, pass.band, w.ctx.plan->num_bands, &ib, &ie)) continue;
+    if (!SampleRowsInBand(w.roi.gy, ty, ph, w.ctx.plan->band_rows, pass.band, w.ctx.plan->num_bands, &ib, &ie)) continue;
     s.band_samples[2 * ph] = ib;
     s.band_samples[2 * ph + 1] = ie;
     ph0 = std::min(ph0, ph);
     ph1 = ph + 1;
     if (ib > 0) resume_ph = ph;
-    AxisTap* band_ty = s.y_tile_taps.data() + ph * gh;
-    for (int64_t iy = ib; iy < ie; ++iy) {
-      band_ty[iy] = ty[iy];
-      if (!ty[iy].valid) continue;
-      assert(ty[iy].lo >= r0 && ty[iy].hi < pass.rows_end);
-      band_ty[iy].lo -= r0;
-      band_ty[iy].hi -= r0;
-    }
   }
   if (ph0 >= ph1) return;  // no sample row of the RoI in this band (sparse grids)
   if (n * PH * PW <= static_cast<int64_t>(kTileFloats)) return PoolBandWhole(w, ph0, ph1, resume_ph >= 0);

@@ -23,7 +23,7 @@ inline constexpr size_t kTilePixels = 4096;
 inline constexpr size_t kTileFloats = kTilePixels * 64;
 
 struct Scratch {
-  std::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile or band
+  std::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile
   std::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
   std::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
   std::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band

@@ -110,8 +110,8 @@ std::vector<Entry> CompiledTargets(Entry (*const (&makers)[N])()) {
 // (CMakeLists.txt ROIALIGN_KERNEL_FILES), so a new file registers itself.
 #define ROIALIGN_KERNEL_DESCRIPTOR(file) const KernelDescriptor& KernelDescriptorOf_##file()
 
-// The same-type block transposer of the best target this CPU runs (the public whole-tensor layout transforms).
-std::array<TransposeBlockFn, EnumTraits<DType>::kNames.size()> BestTransposeBlock();
+// The functions of the best target this CPU runs (the public whole-tensor layout transforms' block transposers).
+PerDType BestTargetFns();
 
 }  // namespace internal
 }  // namespace roialign

@@ -25,7 +25,7 @@ namespace HWY_NAMESPACE {
 template <typename TIn, typename TOut>
 void PoolBinOf(PoolMode mode, const BinTaps& bin, const ChannelRun& run) {
   PoolBin(hn::ScalableTag<float>(), mode, static_cast<const TIn*>(run.in), static_cast<const TIn*>(run.end), bin,
-          run.channels, run.stream, BinOutput<TOut>{run.partial, static_cast<TOut*>(run.out)});
+          run.channels, run.stream, run.partial, static_cast<TOut*>(run.out));
 }
 
 // One register tile's planes at a time: the stores then run along the planes (a RoI's output is one contiguous
@@ -106,12 +106,7 @@ ROIALIGN_KERNEL_DESCRIPTOR(pool_bin) {
   return kDescriptor;
 }
 
-std::array<TransposeBlockFn, EnumTraits<DType>::kNames.size()> BestTransposeBlock() {
-  const PerDType fns = HWY_DYNAMIC_DISPATCH(ThisTargetKernel)().fns;
-  std::array<TransposeBlockFn, EnumTraits<DType>::kNames.size()> out{};
-  for (size_t i = 0; i < out.size(); ++i) out[i] = fns[i].transpose;
-  return out;
-}
+PerDType BestTargetFns() { return HWY_DYNAMIC_DISPATCH(ThisTargetKernel)().fns; }
 
 }  // namespace internal
 }  // namespace roialign
