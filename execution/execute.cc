@@ -18,7 +18,8 @@ void ReserveWorkingMemory(const Problem& problem, const Plan& plan, WorkingMemor
   if (memory.per_thread.size() < static_cast<size_t>(plan.threads)) {
     memory.per_thread.resize(static_cast<size_t>(plan.threads));
   }
-  for (size_t t = 0; t < static_cast<size_t>(plan.threads); ++t) memory.per_thread[t].Prepare(problem, plan.access == PixelAccess::kStaged);
+  const bool tiles = plan.access == PixelAccess::kStaged;
+  for (size_t t = 0; t < static_cast<size_t>(plan.threads); ++t) memory.per_thread[t].Prepare(problem, tiles);
   memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
   if (!plan.partial_in_output) {
     memory.partial.Reserve(static_cast<size_t>(problem.num_rois * problem.channels * problem.params.pooled_height *

@@ -156,7 +156,9 @@ Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, 
       if (transform) {
         pass.transform = true;
         pass.image = image;
-        BandMapRows(band, band_rows, plan.num_bands, H, &pass.rows_begin, &pass.rows_end);
+        // The map rows the band's sample rows read: their upper taps, plus the row below for the lower taps.
+        pass.rows_begin = band * band_rows;
+        pass.rows_end = band == plan.num_bands - 1 ? H : std::min(H, (band + 1) * band_rows + 1);
         plan.transform_elements =
             std::max(plan.transform_elements, (pass.rows_end - pass.rows_begin) * p.width * p.channels);
       }

@@ -83,7 +83,8 @@ struct Plan {
 Plan MakePlan(const Problem& problem, PixelAccess access, const Threading& threading);
 
 // The plan with bands of `band_rows` map rows, whatever the heuristics say: in-place maps are read band by band,
-// staged ones through the band transform (RoIs that cannot be split by band run on tiles after the bands). For tests and for MakePlan. Throws std::bad_alloc.
+// staged ones through the band transform (RoIs that cannot be split by band run on tiles after the bands). For
+// tests and for MakePlan. Throws std::bad_alloc.
 Plan MakeBandPlan(const Problem& problem, PixelAccess access, const Threading& threading,
                   int64_t band_rows);
 

@@ -66,7 +66,8 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
                     c_end - c_begin, nullptr, nullptr, ctx.plan->stream_output};
   // Sample rows per chunk: each sample reads 4 pixels. Sized from the pixel, not from this task's channels, so
   // that chunking (which changes AVG's rounding) never depends on how threads split the channels.
-  const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / std::max<int64_t>(1, gw * 4 * map.pixel * bytes));
+  const int64_t sample_row_bytes = std::max<int64_t>(1, gw * 4 * map.pixel * bytes);
+  const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / sample_row_bytes);
   // AVG only: the call has no runs in the other pool modes (and an offset from their null data is undefined).
   const TapRun* runs = p.params.pool_mode == PoolMode::kAvg ? g.runs.data() + roi.runs : nullptr;
   const int64_t roi_offset = out.Offset(k, c_begin, 0, 0);
@@ -149,13 +150,14 @@ void CopyTile(const void* first_plane, int64_t plane_stride, int64_t row_stride,
   }
 }
 
-// One RoI's run of channels on a staged map.
+// One RoI's run of channels [c_begin, c_end) on a staged map, and the sizes every step below reads.
 struct Staged {
   const PassContext& ctx;
+  const Problem& p;
   Scratch& s;
-  int64_t k, c_begin, c_end, lanes;
   const RoiSampling& roi;
   const AxisTap *ty, *tx;  // the call's taps of the RoI
+  int64_t k, c_begin, c_end, n, lanes, PH, PW, gh, gw, bytes;
   MapStrides map, out;
 };
 
@@ -164,12 +166,10 @@ struct Staged {
 // footprint exceeds the tile), and transposes the f32 bins into the planar output.
 void PoolRect(const Staged& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw1, int64_t rows_per_chunk,
               int64_t channel_block) {
-  const Problem& p = *w.ctx.problem;
   Scratch& s = w.s;
-  const int64_t PW = p.params.pooled_width, gh = w.roi.gy.grid, gw = w.roi.gx.grid;
-  const int64_t bytes = BytesOf(p.params.dtype);
+  const int64_t PW = w.PW, gh = w.gh, gw = w.gw, bytes = w.bytes;
   float* const bins = s.bins.get();
-  MergedTap* const cols = s.merged.data() + 2 * p.max_grid_h;  // rows merge in front of them
+  MergedTap* const cols = s.merged.data() + 2 * w.p.max_grid_h;  // rows merge in front of them
   const int64_t nx = DistinctTaps(w.tx + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data());
   RemapTaps(w.tx + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data(), nx, s.x_tile_taps.data() + pw0 * gw);
   for (int64_t c = w.c_begin; c < w.c_end; c += channel_block) {
@@ -179,7 +179,7 @@ void PoolRect(const Staged& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw
       const int64_t iy1 = std::min(gh, iy0 + rows_per_chunk);
       const int64_t ny = DistinctTaps(w.ty + ph0 * gh, ph1 - ph0, gh, iy0, iy1, s.rows.data());
       RemapTaps(w.ty + ph0 * gh, ph1 - ph0, gh, iy0, iy1, s.rows.data(), ny, s.y_tile_taps.data() + ph0 * gh);
-      const void* plane = static_cast<const unsigned char*>(p.input) + w.map.Offset(w.roi.batch, c, 0, 0) * bytes;
+      const void* plane = static_cast<const unsigned char*>(w.p.input) + w.map.Offset(w.roi.batch, c, 0, 0) * bytes;
       (bytes == 4 ? CopyTile<float> : CopyTile<uint16_t>)(plane, w.map.planes, w.map.row, s.rows.data(), ny,
                                                            s.cols.data(), nx, n, stride, s.tile.get());
       ChannelRun run = {s.tile.get(), s.tile.get() + ny * nx * stride * bytes, stride, nullptr, nullptr, false};
@@ -187,16 +187,16 @@ void PoolRect(const Staged& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw
         for (int64_t pw = pw0; pw < pw1; ++pw) {
           BinLayout b = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, nx * stride, stride,
                          cols, 0, 0};
-          if (p.params.pool_mode == PoolMode::kAvg) b.nx = MergeTaps(b.tx, gw, stride, cols);
+          if (w.p.params.pool_mode == PoolMode::kAvg) b.nx = MergeTaps(b.tx, gw, stride, cols);
           run.partial = bins + ((ph - ph0) * (pw1 - pw0) + (pw - pw0)) * stride;
           run.out = run.partial;
-          PoolRows(w.ctx.fns->pool_bin_f32, p.params.pool_mode, b, iy0, iy1, run, s);
+          PoolRows(w.ctx.fns->pool_bin_f32, w.p.params.pool_mode, b, iy0, iy1, run, s);
         }
       }
     }
     // All at once when the rectangle spans whole rows of bins (they are then consecutive in the planes too), else
     // one row of bins at a time.
-    unsigned char* const planes = static_cast<unsigned char*>(p.output) + w.out.Offset(w.k, c, 0, 0) * bytes;
+    unsigned char* const planes = static_cast<unsigned char*>(w.p.output) + w.out.Offset(w.k, c, 0, 0) * bytes;
     for (int64_t ph = ph0; ph < ph1; ++ph) {
       const bool whole_rows = pw0 == 0 && pw1 == PW;
       w.ctx.fns->bins_to_planes(bins + (ph - ph0) * (pw1 - pw0) * stride, whole_rows ? (ph1 - ph0) * PW : pw1 - pw0,
@@ -216,8 +216,7 @@ int64_t ChannelBlock(int64_t pixels, int64_t bins, int64_t lanes, int64_t channe
 // Per-RoI tiles: the largest rectangle of bins whose footprint fits the tile: the whole RoI, else a row of bins,
 // else one bin, else one bin a few sample rows at a time (huge sparse grids only).
 void PoolTiles(const Staged& w) {
-  const int64_t PH = w.ctx.problem->params.pooled_height, PW = w.ctx.problem->params.pooled_width;
-  const int64_t gh = w.roi.gy.grid, gw = w.roi.gx.grid, C = w.c_end - w.c_begin, lanes = w.lanes;
+  const int64_t PH = w.PH, PW = w.PW, gh = w.gh, gw = w.gw, C = w.n, lanes = w.lanes;
   int64_t* rows = w.s.rows.data();
   int64_t* cols = w.s.cols.data();
   const int64_t nx_all = DistinctTaps(w.tx, 1, 0, 0, PW * gw, cols);
@@ -249,76 +248,44 @@ void PoolTiles(const Staged& w) {
 // `bins` (n floats per bin, bin b0 first); a bin resumes from the state already there unless the band holds its
 // first sample row. Reads PoolFromBand's per-row sample ranges.
 void PoolBandBins(const Staged& w, int64_t b0, int64_t b1, float* bins) {
-  const Problem& p = *w.ctx.problem;
   const CallGeometry& g = w.ctx.plan->geometry;
-  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, C = p.channels;
-  const int64_t gh = w.roi.gy.grid, gw = w.roi.gx.grid, n = w.c_end - w.c_begin, bytes = BytesOf(p.params.dtype);
+  const PlannedPass& pass = *w.ctx.pass;
+  const int64_t C = w.p.channels, row = w.p.width * C;
   const unsigned char* const band = static_cast<const unsigned char*>(w.ctx.band);
-  ChannelRun run = {band + w.c_begin * bytes, band + (w.ctx.pass->rows_end - w.ctx.pass->rows_begin) * p.width * C * bytes,
-                    n, nullptr, nullptr, false};
-  const TapRun* runs = p.params.pool_mode == PoolMode::kAvg ? g.runs.data() + w.roi.runs : nullptr;
+  ChannelRun run = {band + w.c_begin * w.bytes, band + (pass.rows_end - pass.rows_begin) * row * w.bytes, w.n,
+                    nullptr, nullptr, false};
+  const TapRun* runs = w.p.params.pool_mode == PoolMode::kAvg ? g.runs.data() + w.roi.runs : nullptr;
   for (int64_t bin = b0; bin < b1; ++bin) {
-    const int64_t ph = bin / PW, pw = bin % PW;
-    BinLayout b = {w.ty + ph * gh, w.tx + pw * gw, gh, gw, p.width * C, C, nullptr, 0, w.ctx.pass->rows_begin};
+    const int64_t ph = bin / w.PW, pw = bin % w.PW;
+    BinLayout b = {w.ty + ph * w.gh, w.tx + pw * w.gw, w.gh, w.gw, row, C, nullptr, 0, pass.rows_begin};
     if (runs != nullptr) {
-      b.cols = g.merged.data() + runs[PH + pw].begin;
-      b.nx = runs[PH + pw].count;
+      b.cols = g.merged.data() + runs[w.PH + pw].begin;
+      b.nx = runs[w.PH + pw].count;
     }
-    run.partial = bins + (bin - b0) * n;
+    run.partial = bins + (bin - b0) * w.n;
     run.out = run.partial;
-    PoolRows(w.ctx.fns->pool_bin_f32, p.params.pool_mode, b, w.s.band_samples[2 * ph], w.s.band_samples[2 * ph + 1],
+    PoolRows(w.ctx.fns->pool_bin_f32, w.p.params.pool_mode, b, w.s.band_samples[2 * ph], w.s.band_samples[2 * ph + 1],
              run, w.s);
   }
 }
 
-// PoolFromBand for a RoI whose bins all fit the bins buffer. Until its last band, the RoI's bins stay
-// channels-last in its own f32 partial block (n * PH * PW floats, contiguous: for f32 outputs its output block):
-// a band pools its bin rows there in place, resuming a row from the state it left. The last band copies the
-// earlier rows into the bins buffer and turns the whole RoI planar at once. Planar partial state instead cost a
-// cache line per plane for every few bins a band wrote or resumed, each read from memory first.
-void PoolBandWhole(const Staged& w, int64_t ph0, int64_t ph1, bool resumes) {
-  const Problem& p = *w.ctx.problem;
-  Scratch& s = w.s;
-  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, bytes = BytesOf(p.params.dtype);
-  const int64_t gh = w.roi.gy.grid, n = w.c_end - w.c_begin, roi_offset = w.out.Offset(w.k, w.c_begin, 0, 0);
-  float* const held = w.ctx.partial + roi_offset;  // the channels-last state between bands
-  if (ph1 < PH || s.band_samples[2 * (PH - 1) + 1] < gh) {  // a later band goes on
-    PoolBandBins(w, ph0 * PW, ph1 * PW, held + ph0 * PW * n);
-    return;
-  }
-  float* const bins = s.bins.get();
-  std::memcpy(bins, held, static_cast<size_t>((resumes ? ph0 + 1 : ph0) * PW * n) * sizeof(float));
-  PoolBandBins(w, ph0 * PW, PH * PW, bins + ph0 * PW * n);
-  unsigned char* const out = static_cast<unsigned char*>(p.output) + roi_offset * bytes;
-  if (!w.ctx.plan->stream_output || ph0 > 0) {  // ph0 > 0: earlier bands held state in the output, now in cache
-    w.ctx.fns->bins_to_planes(bins, PH * PW, n, n, out, PH * PW);
-    return;
-  }
-  // A RoI within one band: its planes are one contiguous block of the output, never touched yet. Stage them in
-  // the (here unused) tile, then stream the block out, so that its lines are not first read from memory.
-  w.ctx.fns->bins_to_planes(bins, PH * PW, n, n, s.tile.get(), PH * PW);
-  w.ctx.fns->stream_copy(s.tile.get(), n * PH * PW * bytes, out);
-}
-
 // The RoI's bins from the channels-last band of map rows that the plan prepared for all RoIs of the image: only
-// the sample rows in the band, whose taps all lie in its rows. The bins with samples in the band are
-// consecutive rows of bins; they are pooled channels-last and transposed into the planar output in register
-// tiles. A bin row that began in an earlier band resumes from its partial state (first/last protocol). That state
-// is channels-last when all the RoI's bins fit the bins buffer (PoolBandWhole), else planar, chunk by chunk of
-// bins.
+// the sample rows in the band, whose taps all lie in its rows. The bins with samples in the band are consecutive
+// rows of bins; they are pooled channels-last and transposed into the planar output in register tiles. A bin row
+// that began in an earlier band resumes from its partial state (first/last protocol).
 void PoolFromBand(const Staged& w) {
-  const Problem& p = *w.ctx.problem;
   const PlannedPass& pass = *w.ctx.pass;
   Scratch& s = w.s;
-  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, bytes = BytesOf(p.params.dtype);
-  const int64_t gh = w.roi.gy.grid, n = w.c_end - w.c_begin;
+  const int64_t PH = w.PH, PW = w.PW, gh = w.gh, n = w.n, bytes = w.bytes;
   assert(w.roi.batch == pass.image);
   // Sample rows [ib, ie) of each bin row in the band, and the bin rows [ph0, ph1) that have any.
   int64_t ph0 = PH, ph1 = 0, resume_ph = -1;
   for (int64_t ph = 0; ph < PH; ++ph) {
-    const AxisTap* ty = w.ty + ph * gh;
     int64_t ib = 0, ie = 0;
-    if (!SampleRowsInBand(w.roi.gy, ty, ph, w.ctx.plan->band_rows, pass.band, w.ctx.plan->num_bands, &ib, &ie)) continue;
+    if (!SampleRowsInBand(w.roi.gy, w.ty + ph * gh, ph, w.ctx.plan->band_rows, pass.band, w.ctx.plan->num_bands, &ib,
+                          &ie)) {
+      continue;
+    }
     s.band_samples[2 * ph] = ib;
     s.band_samples[2 * ph + 1] = ie;
     ph0 = std::min(ph0, ph);
@@ -326,19 +293,35 @@ void PoolFromBand(const Staged& w) {
     if (ib > 0) resume_ph = ph;
   }
   if (ph0 >= ph1) return;  // no sample row of the RoI in this band (sparse grids)
-  if (n * PH * PW <= static_cast<int64_t>(kTileFloats)) return PoolBandWhole(w, ph0, ph1, resume_ph >= 0);
-  // Bins [b0, b1) of the rows in the band, as many at a time as the bins buffer holds.
   const int64_t roi_offset = w.out.Offset(w.k, w.c_begin, 0, 0);
-  unsigned char* const planes = static_cast<unsigned char*>(p.output) + roi_offset * bytes;
-  float* const partial_planes = w.ctx.partial + roi_offset;
+  unsigned char* const planes = static_cast<unsigned char*>(w.p.output) + roi_offset * bytes;
+  float* const partial = w.ctx.partial + roi_offset;
   float* const bins = s.bins.get();
+  if (n * PH * PW <= static_cast<int64_t>(kTileFloats)) {
+    // All the RoI's bins fit the bins buffer. Until its last band they stay channels-last in its own f32 partial
+    // block (for f32 outputs its output block): a band pools its bin rows there in place, resuming a row from the
+    // state it left. The last band copies the earlier rows into the bins buffer and turns the whole RoI planar at
+    // once. Planar partial state instead cost a cache line per plane for every few bins a band wrote or resumed,
+    // each read from memory first.
+    const bool goes_on = ph1 < PH || s.band_samples[2 * (PH - 1) + 1] < gh;  // a later band goes on
+    if (goes_on) return PoolBandBins(w, ph0 * PW, ph1 * PW, partial + ph0 * PW * n);
+    std::memcpy(bins, partial, static_cast<size_t>((resume_ph >= 0 ? ph0 + 1 : ph0) * PW * n) * sizeof(float));
+    PoolBandBins(w, ph0 * PW, PH * PW, bins + ph0 * PW * n);
+    // ph0 > 0: earlier bands held state in the output, now in cache. Else the RoI lies within one band: its planes
+    // are one contiguous block of the output, never touched yet; staged in the (here unused) tile and streamed out,
+    // its lines are not first read from memory.
+    if (!w.ctx.plan->stream_output || ph0 > 0) return w.ctx.fns->bins_to_planes(bins, PH * PW, n, n, planes, PH * PW);
+    w.ctx.fns->bins_to_planes(bins, PH * PW, n, n, s.tile.get(), PH * PW);
+    return w.ctx.fns->stream_copy(s.tile.get(), n * PH * PW * bytes, planes);
+  }
+  // Else the state is planar, and the bins of the rows in the band go as many at a time as the buffer holds.
   const int64_t bins_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kTileFloats) / n);
   for (int64_t b0 = ph0 * PW; b0 < ph1 * PW; b0 += bins_per_chunk) {
     const int64_t b1 = std::min(ph1 * PW, b0 + bins_per_chunk);
     if (resume_ph >= 0) {  // the chunk's bins of the resumed row: planar partial state -> channels-last bins
       const int64_t r_begin = std::max(b0, resume_ph * PW), r_end = std::min(b1, (resume_ph + 1) * PW);
       if (r_begin < r_end) {
-        w.ctx.f32->transpose(partial_planes + r_begin, PH * PW, n, 0, n, 0, r_end - r_begin, bins + (r_begin - b0) * n);
+        w.ctx.f32->transpose(partial + r_begin, PH * PW, n, 0, n, 0, r_end - r_begin, bins + (r_begin - b0) * n);
       }
     }
     PoolBandBins(w, b0, b1, bins);
@@ -352,7 +335,7 @@ void PoolFromBand(const Staged& w) {
       if (finished(r0_bin)) {
         w.ctx.fns->bins_to_planes(src, r1_bin - r0_bin, n, n, planes + r0_bin * bytes, PH * PW);
       } else {
-        w.ctx.f32->bins_to_planes(src, r1_bin - r0_bin, n, n, partial_planes + r0_bin, PH * PW);
+        w.ctx.f32->bins_to_planes(src, r1_bin - r0_bin, n, n, partial + r0_bin, PH * PW);
       }
       r0_bin = r1_bin;
     }
@@ -368,9 +351,11 @@ void PoolRoi(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, 
     const Problem& p = *ctx.problem;
     const CallGeometry& g = ctx.plan->geometry;
     const RoiSampling& roi = g.rois[static_cast<size_t>(k)];
-    const Staged w = {ctx, scratch, k, c_begin, c_end, ctx.fns->lanes(), roi, g.y.data() + roi.y, g.x.data() + roi.x,
+    const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
+    const Staged w = {ctx, p, scratch, roi, g.y.data() + roi.y, g.x.data() + roi.x, k, c_begin, c_end,
+                      c_end - c_begin, ctx.fns->lanes(), PH, PW, roi.gy.grid, roi.gx.grid, BytesOf(p.params.dtype),
                       StridesOf(p.params.layout, p.channels, p.height, p.width),
-                      StridesOf(p.params.layout, p.channels, p.params.pooled_height, p.params.pooled_width)};
+                      StridesOf(p.params.layout, p.channels, PH, PW)};
     if (ctx.band != nullptr) {
       PoolFromBand(w);
     } else {

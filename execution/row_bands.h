@@ -64,13 +64,6 @@ inline bool SampleRowsInBand(const AxisGeometry& gy, const AxisTap* taps, int64_
   return *begin < *end;
 }
 
-// The map rows that band `band`'s sample rows read: their upper taps, plus the row below for the lower taps.
-inline void BandMapRows(int64_t band, int64_t band_rows, int64_t num_bands, int64_t height, int64_t* begin,
-                        int64_t* end) {
-  *begin = band * band_rows;
-  *end = band == num_bands - 1 ? height : std::min(height, (band + 1) * band_rows + 1);
-}
-
 }  // namespace internal
 }  // namespace roialign
 

@@ -47,6 +47,10 @@ namespace internal {
 
 // Both Run overloads: validation, then the plan on `threading`.
 Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Threading& threading) {
+  if (threading.pool != nullptr) {
+    Status s = ValidateThreadPool(threading.pool);
+    if (!s.ok()) return s;
+  }
   const SelectedKernel* selected = KernelAccess::Selected(kernel);
   if (selected == nullptr) {
     return Status(StatusCode::kInvalidArgument, "kernel is empty (not obtained from a successful Select)");
@@ -75,11 +79,7 @@ Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) cons
 }
 
 Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory([&] {
-    Status s = internal::ValidateThreadPool(&pool);
-    if (!s.ok()) return s;
-    return internal::RunOn(*this, inputs, output, {0, &pool});
-  });
+  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {0, &pool}); });
 }
 
 }  // namespace roialign

@@ -56,6 +56,10 @@ Status AssignLevels(const MultiLevelParams& mp, const MultiLevelInputs& in, std:
 
 Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& in, void* output,
                        const Threading& threading) {
+  if (threading.pool != nullptr) {
+    Status s = ValidateThreadPool(threading.pool);
+    if (!s.ok()) return s;
+  }
   const SelectedKernel* selected = KernelAccess::Selected(KernelAccess::Inner(kernel));
   if (selected == nullptr) {
     return Invalid("multi-level kernel is empty (not obtained from a successful SelectMultiLevel)");
@@ -161,11 +165,7 @@ Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32
 }
 
 Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory([&] {
-    Status s = internal::ValidateThreadPool(&pool);
-    if (!s.ok()) return s;
-    return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool});
-  });
+  return internal::StatusOrOutOfMemory([&] { return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool}); });
 }
 
 }  // namespace roialign

@@ -90,22 +90,6 @@ struct KernelDescriptor {
   size_t num_targets;
 };
 
-// The entries of every target a foreach_target file compiled, best first, from Highway's own list of targets:
-// `makers` is {HWY_CHOOSE_TARGET_LIST(FN), HWY_CHOOSE_FALLBACK(FN)}, null where a target was not compiled.
-template <typename Entry, size_t N>
-std::vector<Entry> CompiledTargets(Entry (*const (&makers)[N])()) {
-  std::vector<Entry> entries;
-  for (Entry (*make)() : makers) {
-    if (make == nullptr) continue;
-    const Entry e = make();
-    bool seen = false;  // the fallback may be a listed target (the static one)
-    for (const Entry& other : entries) seen |= other.hwy_target == e.hwy_target;
-    if (!seen) entries.push_back(e);
-  }
-  return entries;
-}
-#define ROIALIGN_COMPILED_TARGETS(FN) {HWY_CHOOSE_TARGET_LIST(FN), HWY_CHOOSE_FALLBACK(FN)}
-
 // Every kernel file defines its descriptor as KernelDescriptorOf_<file name>(); the build lists them
 // (CMakeLists.txt ROIALIGN_KERNEL_FILES), so a new file registers itself.
 #define ROIALIGN_KERNEL_DESCRIPTOR(file) const KernelDescriptor& KernelDescriptorOf_##file()

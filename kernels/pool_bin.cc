@@ -99,9 +99,23 @@ namespace internal {
 
 HWY_EXPORT(ThisTargetKernel);
 
+// Every target this file compiled, best first, from Highway's own list (null where a target was not compiled; the
+// fallback may be a listed target, the static one).
+std::vector<TargetKernel> CompiledTargets() {
+  static TargetKernel (*const kMakers[])() = {HWY_CHOOSE_TARGET_LIST(ThisTargetKernel),
+                                              HWY_CHOOSE_FALLBACK(ThisTargetKernel)};
+  std::vector<TargetKernel> targets;
+  for (TargetKernel (*make)() : kMakers) {
+    if (make == nullptr) continue;
+    const TargetKernel t = make();
+    auto same = [&](const TargetKernel& other) { return other.hwy_target == t.hwy_target; };
+    if (std::none_of(targets.begin(), targets.end(), same)) targets.push_back(t);
+  }
+  return targets;
+}
+
 ROIALIGN_KERNEL_DESCRIPTOR(pool_bin) {
-  static TargetKernel (*const kMakers[])() = ROIALIGN_COMPILED_TARGETS(ThisTargetKernel);
-  static const std::vector<TargetKernel> kTargets = CompiledTargets(kMakers);
+  static const std::vector<TargetKernel> kTargets = CompiledTargets();
   static const KernelDescriptor kDescriptor = {"roi_align", kTargets.data(), kTargets.size()};
   return kDescriptor;
 }
