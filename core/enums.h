@@ -26,6 +26,8 @@ template <>
 struct EnumTraits<Layout> {
   static constexpr const char* kWhat = "layout";
   static constexpr std::array<const char*, 2> kNames = {"NCHW", "NHWC"};
+  // Channels per contiguous block (kernels/problem.h MapStrides); 0: all of them, channels last.
+  static constexpr std::array<int64_t, 2> kChannelBlock = {1, 0};
   static_assert(static_cast<size_t>(Layout::kNHWC) + 1 == kNames.size(), "one name per Layout value");
 };
 template <>

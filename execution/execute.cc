@@ -8,17 +8,18 @@
 #include "core/enums.h"
 #include "execution/layout_transforms.h"
 #include "execution/parallel.h"
+#include "execution/pool_roi.h"
 
 namespace roialign {
 namespace internal {
 
-void ReserveWorkingMemory(const Problem& problem, const Plan& plan, const PlannerNeeds& needs,
-                          WorkingMemory& memory) {
+void ReserveWorkingMemory(const Problem& problem, const Plan& plan, WorkingMemory& memory) {
   // Never shrinks the thread count: a multi-level call reserves for every level before running the first.
   if (memory.per_thread.size() < static_cast<size_t>(plan.threads)) {
     memory.per_thread.resize(static_cast<size_t>(plan.threads));
   }
-  for (size_t t = 0; t < static_cast<size_t>(plan.threads); ++t) memory.per_thread[t].Prepare(problem, needs.tiles);
+  const bool tiles = plan.access == PixelAccess::kStaged;
+  for (size_t t = 0; t < static_cast<size_t>(plan.threads); ++t) memory.per_thread[t].Prepare(problem, tiles);
   memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
   if (!plan.partial_in_output) {
     memory.partial.Reserve(static_cast<size_t>(problem.num_rois * problem.channels * problem.params.pooled_height *
@@ -26,45 +27,39 @@ void ReserveWorkingMemory(const Problem& problem, const Plan& plan, const Planne
   }
 }
 
-void Execute(const Problem& problem, const Plan& plan, RoiAlignFn fn, TransposeBlockFn transpose,
-             const Threading& threading, WorkingMemory& memory) noexcept {
+void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, const Threading& threading,
+             WorkingMemory& memory) noexcept {
   const int64_t C = problem.channels, H = problem.height, W = problem.width;
   const int64_t element_bytes = BytesOf(problem.params.dtype);
+  const KernelFns& f = fns[static_cast<size_t>(problem.params.dtype)];
   assert(memory.per_thread.size() >= static_cast<size_t>(plan.threads));
   assert(memory.band_rows.size() >= static_cast<size_t>(plan.transform_elements * element_bytes));
-  unsigned char* const band_rows = memory.band_rows.data();
-  float* partial = static_cast<float*>(problem.output);
+  PassContext ctx = {&problem, &plan, nullptr, &f, &fns[static_cast<size_t>(DType::kF32)],
+                     static_cast<float*>(problem.output), nullptr};
   if (!plan.partial_in_output) {
     assert(memory.partial.size() >=
            static_cast<size_t>(problem.num_rois * C * problem.params.pooled_height * problem.params.pooled_width));
-    partial = memory.partial.data();
+    ctx.partial = memory.partial.data();
   }
-
   const int64_t block_size = plan.channels_per_task, num_blocks = plan.channel_blocks;
-  for (const PlannedPass& planned : plan.passes) {
-    Pass pass;
-    pass.geometry = &plan.geometry;
-    pass.band_rows = planned.band_rows;
-    pass.band = planned.band;
-    pass.num_bands = plan.num_bands;
-    pass.partial = partial;
-    pass.stream_output = plan.stream_output;
-    if (planned.transform) {
-      const int64_t pixels = (planned.rows_end - planned.rows_begin) * W;
+  for (const PlannedPass& pass : plan.passes) {
+    ctx.pass = &pass;
+    ctx.band = nullptr;
+    if (pass.transform) {
+      const int64_t pixels = (pass.rows_end - pass.rows_begin) * W;
       const unsigned char* planes = static_cast<const unsigned char*>(problem.input) +
-                                    (planned.image * C * H + planned.rows_begin) * W * element_bytes;
-      TransposeMatrices(transpose, element_bytes, planes, H * W, 1, C, pixels, band_rows, C, plan.threads, threading);
-      pass.channels_last_rows = band_rows;
-      pass.image = planned.image;
-      pass.rows_begin = planned.rows_begin;
-      pass.rows_end = planned.rows_end;
+                                    (pass.image * C * H + pass.rows_begin) * W * element_bytes;
+      TransposeMatrices(f.transpose, element_bytes, planes, H * W, 1, C, pixels, memory.band_rows.data(), C,
+                        plan.threads, threading);
+      ctx.band = memory.band_rows.data();
     }
-    const std::vector<int64_t>& rois = planned.rois;
+    const std::vector<int64_t>& rois = pass.rois;
     const int64_t n = static_cast<int64_t>(rois.size());
     ParallelFor(n * num_blocks, plan.threads, threading, [&](int64_t task, int slot) {
       const int64_t block = task / n, k = rois[static_cast<size_t>(task % n)];
       const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
-      fn(problem, pass, k, k + 1, c_begin, c_end, memory.per_thread[static_cast<size_t>(slot)]);
+      if (f.whole_rois != nullptr) return f.whole_rois(problem, k, k + 1, c_begin, c_end);
+      PoolRoi(ctx, k, c_begin, c_end, memory.per_thread[static_cast<size_t>(slot)]);
     });
   }
 }

@@ -61,15 +61,17 @@ Status CheckTransform(DType dtype, const void* input, int64_t n, int64_t c, int6
   return Status::Ok();
 }
 
-// NCHW -> NHWC (to_nhwc) or back, whole tensor of `dtype`, with the best block transposer this CPU runs for it.
+// NCHW -> NHWC (to_nhwc) or back, whole tensor of `dtype`, with the best block transposer this CPU runs for it;
+// a caller's pool is validated first.
 Status TransformLayout(bool to_nhwc, DType dtype, const void* input, int64_t batch, int64_t channels,
                        int64_t height, int64_t width, void* output, const Threading& threading) {
   int64_t elements = 0;
-  Status s = CheckTransform(dtype, input, batch, channels, height, width, output, &elements);
+  Status s = threading.pool != nullptr ? ValidateThreadPool(threading.pool) : Status::Ok();
+  if (s.ok()) s = CheckTransform(dtype, input, batch, channels, height, width, output, &elements);
   if (!s.ok() || elements == 0) return s;
   const int64_t pixels = height * width;
   const int64_t rows = to_nhwc ? channels : pixels, cols = to_nhwc ? pixels : channels;
-  TransposeMatrices(BestTransposeBlock()[static_cast<size_t>(dtype)], BytesOf(dtype), input, cols, batch, rows,
+  TransposeMatrices(BestTargetFns()[static_cast<size_t>(dtype)].transpose, BytesOf(dtype), input, cols, batch, rows,
                     cols, output, rows, ResolveThreadCount(threading, batch * rows * cols), threading);
   return Status::Ok();
 }
@@ -111,15 +113,11 @@ Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channel
 
 Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                   void* output, const ThreadPool& pool) {
-  Status s = internal::ValidateThreadPool(&pool);
-  if (!s.ok()) return s;
   return internal::TransformLayout(true, dtype, input, batch, channels, height, width, output, {0, &pool});
 }
 
 Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                   void* output, const ThreadPool& pool) {
-  Status s = internal::ValidateThreadPool(&pool);
-  if (!s.ok()) return s;
   return internal::TransformLayout(false, dtype, input, batch, channels, height, width, output, {0, &pool});
 }
 

@@ -9,7 +9,7 @@
 #include "execution/parallel.h"
 #include "execution/roi_order.h"
 #include "kernels/roi_geometry.h"
-#include "kernels/row_bands.h"
+#include "execution/row_bands.h"
 
 namespace roialign {
 namespace internal {
@@ -23,8 +23,8 @@ namespace {
 // with few RoIs (10 to 30 on the default map) tiles stay faster (docs/performance-model.md).
 constexpr double kBandTransformFootprint = 0.25;
 constexpr double kMaxBandBufferBytes = 64.0 * 1024 * 1024;
-bool UseBandTransform(const PlannerNeeds& needs, const Problem& p, int64_t band_rows) {
-  if (!needs.band_transform) return false;
+bool UseBandTransform(PixelAccess access, const Problem& p, int64_t band_rows) {
+  if (access != PixelAccess::kStaged) return false;
   const double pixels = static_cast<double>(p.batch) * static_cast<double>(p.height * p.width);
   const double rows = static_cast<double>(std::min(p.height, band_rows + 1));
   return p.footprint_pixels >= kBandTransformFootprint * pixels &&
@@ -35,13 +35,14 @@ bool UseBandTransform(const PlannerNeeds& needs, const Problem& p, int64_t band_
 // channels-last kernels write finished bins with non-temporal stores.
 constexpr double kStreamOutputBytes = 16.0 * 1024 * 1024;
 
-// Channels per task. Planar kernels on per-RoI tiles: a fixed block of channels for all RoIs before the next
-// block, so the block's planes stay in the last-level cache while every RoI reads them. Channels-last loops read
-// each tap pixel's channels contiguously, which the prefetchers stream; they keep whole pixels per task and split
-// channels (in multiples of 64, a multiple of every vector width) only as far as needed for about 4 tasks per
-// thread.
-int64_t ChannelsPerTask(const PlannerNeeds& needs, const Problem& p, bool channels_last, const Threading& threading) {
-  if (!channels_last && needs.channel_block > 0) return needs.channel_block;
+// Channels per task. Staged per-RoI tiles: a fixed block of 64 channels for all RoIs before the next block, so
+// the block's planes stay in the last-level cache while every RoI reads them (and one 8-vector AVG pass on AVX2).
+// Channels-last reads take each tap pixel's channels contiguously, which the prefetchers stream; they keep whole
+// pixels per task and split channels (in multiples of 64, a multiple of every vector width) only as far as needed
+// for about 4 tasks per thread.
+constexpr int64_t kTileChannelBlock = 64;
+int64_t ChannelsPerTask(PixelAccess access, const Problem& p, bool channels_last, const Threading& threading) {
+  if (!channels_last && access == PixelAccess::kStaged) return kTileChannelBlock;
   const int64_t K = RunCount(p), C = p.channels;
   const int64_t max_blocks = (C + 63) / 64;
   const int max_threads = ResolveThreadCount(threading, K * max_blocks);
@@ -50,25 +51,30 @@ int64_t ChannelsPerTask(const PlannerNeeds& needs, const Problem& p, bool channe
 }
 
 // Fills the parts of a plan that do not depend on bands.
-void PlanTasks(const Problem& p, const PlannerNeeds& needs, const Threading& threading, bool banded, Plan* plan) {
+void PlanTasks(const Problem& p, PixelAccess access, const Threading& threading, bool banded, Plan* plan) {
   const int64_t C = p.channels;
-  plan->channels_per_task = ChannelsPerTask(needs, p, banded || needs.row_bands, threading);
+  const bool in_place = access == PixelAccess::kInPlace;
+  plan->access = access;
+  plan->channels_per_task = ChannelsPerTask(access, p, banded || in_place, threading);
   plan->channel_blocks = (C + plan->channels_per_task - 1) / plan->channels_per_task;
   plan->threads = ResolveThreadCount(threading, RunCount(p) * plan->channel_blocks);
   const double output_bytes = static_cast<double>(RunCount(p)) *
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
-  // Channels-last kernels stream finished bins, planar ones the planes of RoIs finished in a band pass.
-  plan->stream_output = (needs.row_bands || banded) && output_bytes > kStreamOutputBytes;
+  // In-place maps stream finished bins, staged ones the planes of RoIs finished in a band pass.
+  plan->stream_output = (in_place || banded) && output_bytes > kStreamOutputBytes;
   plan->partial_in_output = p.params.dtype == DType::kF32;
 }
 
-// Each computed RoI's taps, and for AVG its bin rows' and bin columns' merged taps.
-void BuildGeometry(const Problem& p, CallGeometry* g) {
+// Each computed RoI's taps, and for AVG, when the microkernel reads the map in place or through the band
+// transform, its bin rows' and columns' merged taps with the strides of those channels-last pixels (per-RoI
+// tiles merge in tile coordinates).
+void BuildGeometry(const Problem& p, PixelAccess access, bool band_transform, CallGeometry* g) {
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, n = RunCount(p);
-  // Channels-last maps are read in place, so their AVG taps merge once here with the map's strides; planar
-  // kernels merge theirs in tile coordinates.
-  const bool avg = p.params.pool_mode == PoolMode::kAvg && p.params.layout == Layout::kNHWC;
+  const MapStrides map = access == PixelAccess::kInPlace ? StridesOf(p.params.layout, p.channels, p.height, p.width)
+                                                        : StridesOf(Layout::kNHWC, p.channels, p.height, p.width);
+  const int64_t row = map.row, pixel = map.pixel;
+  const bool avg = p.params.pool_mode == PoolMode::kAvg && (access == PixelAccess::kInPlace || band_transform);
   g->rois.resize(static_cast<size_t>(p.num_rois));
   int64_t ny = 0, nx = 0;
   for (int64_t j = 0; j < n; ++j) {
@@ -101,26 +107,26 @@ void BuildGeometry(const Problem& p, CallGeometry* g) {
     FillAxisTaps(s.gx, PW, p.width, tx);
     if (!avg) continue;
     TapRun* const runs = g->runs.data() + s.runs;
-    for (int64_t ph = 0; ph < PH; ++ph) merge(ty + ph * s.gy.grid, s.gy.grid, p.width * p.channels, runs + ph);
-    for (int64_t pw = 0; pw < PW; ++pw) merge(tx + pw * s.gx.grid, s.gx.grid, p.channels, runs + PH + pw);
+    for (int64_t ph = 0; ph < PH; ++ph) merge(ty + ph * s.gy.grid, s.gy.grid, row, runs + ph);
+    for (int64_t pw = 0; pw < PW; ++pw) merge(tx + pw * s.gx.grid, s.gx.grid, pixel, runs + PH + pw);
   }
 }
 
-Plan DirectPlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading) {
+Plan DirectPlan(const Problem& p, PixelAccess access, const Threading& threading) {
   Plan plan;
-  BuildGeometry(p, &plan.geometry);
-  PlanTasks(p, needs, threading, false, &plan);
+  BuildGeometry(p, access, false, &plan.geometry);
+  PlanTasks(p, access, threading, false, &plan);
   PlannedPass pass;
   pass.rois = LocalityOrder(p);
   plan.passes.push_back(std::move(pass));
   return plan;
 }
 
-Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading, int64_t band_rows,
-              bool transform) {
+Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows) {
+  const bool transform = access == PixelAccess::kStaged;
   Plan plan;
-  BuildGeometry(p, &plan.geometry);
-  PlanTasks(p, needs, threading, true, &plan);
+  BuildGeometry(p, access, transform, &plan.geometry);
+  PlanTasks(p, access, threading, true, &plan);
   const int64_t PH = p.params.pooled_height, H = p.height;
   plan.band_rows = band_rows;
   plan.num_bands = (H + band_rows - 1) / band_rows;
@@ -132,15 +138,14 @@ Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& thre
                        &s.last_band);
   }
   const std::vector<int64_t> order = LocalityOrder(p);
-  // Channels-last kernels read the bands in place, all images at once (RoIs that cannot be split run whole in
-  // band 0); planar kernels read each image's band from the channels-last copy, and the RoIs that cannot be
-  // split run afterwards on per-RoI tiles.
+  // In-place maps are read band by band, all images at once (RoIs that cannot be split run whole in band 0);
+  // staged ones from each image's band made channels-last, and the RoIs that cannot be split run afterwards on
+  // per-RoI tiles.
   const int64_t images = transform ? p.batch : 1;
   for (int64_t image = 0; image < images; ++image) {
     for (int64_t band = 0; band < plan.num_bands; ++band) {
       PlannedPass pass;
       pass.band = band;
-      pass.band_rows = band_rows;
       for (int64_t k : order) {
         const RoiSampling& s = rois[static_cast<size_t>(k)];
         if (s.first_band > band || band > s.last_band) continue;
@@ -151,7 +156,9 @@ Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& thre
       if (transform) {
         pass.transform = true;
         pass.image = image;
-        BandMapRows(band, band_rows, plan.num_bands, H, &pass.rows_begin, &pass.rows_end);
+        // The map rows the band's sample rows read: their upper taps, plus the row below for the lower taps.
+        pass.rows_begin = band * band_rows;
+        pass.rows_end = band == plan.num_bands - 1 ? H : std::min(H, (band + 1) * band_rows + 1);
         plan.transform_elements =
             std::max(plan.transform_elements, (pass.rows_end - pass.rows_begin) * p.width * p.channels);
       }
@@ -170,22 +177,28 @@ Plan BandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& thre
 
 }  // namespace
 
-Plan MakePlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading) {
+PixelAccess AccessOf(const KernelFns& fns, Layout layout) {
+  if (fns.whole_rois != nullptr) return PixelAccess::kWholeRois;
+  return EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)] == 1 ? PixelAccess::kStaged
+                                                                             : PixelAccess::kInPlace;
+}
+
+Plan MakePlan(const Problem& p, PixelAccess access, const Threading& threading) {
   const int64_t band_rows = BandRows(p.width, p.channels, BytesOf(p.params.dtype));
-  if (UseBandTransform(needs, p, band_rows)) return BandPlan(p, needs, threading, band_rows, true);
+  if (UseBandTransform(access, p, band_rows)) return BandPlan(p, access, threading, band_rows);
   // Bands pay when RoIs share pixels: only when together they read more pixels than the map holds (the planar
   // rule too). A few RoIs go straight over the map in one parallel region instead of one per band.
   const int64_t num_bands = (p.height + band_rows - 1) / band_rows;
   const double pixels = static_cast<double>(p.batch * p.height * p.width);
-  if (needs.row_bands && num_bands > 1 && p.footprint_pixels > pixels) {
-    return BandPlan(p, needs, threading, band_rows, false);
+  if (access == PixelAccess::kInPlace && num_bands > 1 && p.footprint_pixels > pixels) {
+    return BandPlan(p, access, threading, band_rows);
   }
-  return DirectPlan(p, needs, threading);
+  return DirectPlan(p, access, threading);
 }
 
-Plan MakeBandPlan(const Problem& p, const PlannerNeeds& needs, const Threading& threading, int64_t band_rows) {
-  if (band_rows <= 0 || !(needs.row_bands || needs.band_transform)) return DirectPlan(p, needs, threading);
-  return BandPlan(p, needs, threading, band_rows, needs.band_transform);
+Plan MakeBandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows) {
+  if (band_rows <= 0 || access == PixelAccess::kWholeRois) return DirectPlan(p, access, threading);
+  return BandPlan(p, access, threading, band_rows);
 }
 
 }  // namespace internal

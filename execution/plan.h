@@ -1,8 +1,9 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// The execution plan of one call: a plain function of the validated problem, what the kernel lets the planner
-// do, and the threads it may use. Run executes exactly this plan; tests build plans directly (with forced bands) and
-// execute them to cover every path whatever the heuristics decide.
+// The execution plan of one call: a plain function of the validated problem, how the implementation reaches the
+// pixels, and the threads it may use. It owns every decision: the per-call geometry, bands, staging, chunks and
+// channel blocks. Run executes exactly this plan; tests build plans directly (with forced bands) and execute them
+// to cover every path whatever the heuristics decide.
 #ifndef ROIALIGN_EXECUTION_PLAN_H_
 #define ROIALIGN_EXECUTION_PLAN_H_
 
@@ -11,10 +12,47 @@
 
 #include "execution/parallel.h"
 #include "kernels/kernel_descriptor.h"
+#include "kernels/merged_taps.h"
 #include "kernels/problem.h"
+#include "kernels/roi_geometry.h"
 
 namespace roialign {
 namespace internal {
+
+// How an implementation reaches the pixels, from its descriptor (whole RoIs or the microkernel) and the layout
+// table (planar or channels in contiguous runs).
+enum class PixelAccess {
+  kWholeRois,  // the scalar reference: whole bins straight from the map
+  kInPlace,    // the microkernel on the map itself, whose channels are contiguous
+  kStaged,     // planar maps: the planner stages pixels channels-last (per-RoI tiles or a band of map rows)
+};
+PixelAccess AccessOf(const KernelFns& fns, Layout layout);
+
+// A run of merged taps in CallGeometry::merged.
+struct TapRun {
+  int64_t begin = 0, count = 0;
+};
+
+// One RoI's sampling, computed once per call by the planner.
+struct RoiSampling {
+  int64_t batch = 0;
+  AxisGeometry gy, gx;
+  int64_t y = 0, x = 0;  // its PH * gy.grid y taps start at CallGeometry::y[y], its PW * gx.grid x taps at x[x]
+  int64_t runs = 0;      // AVG: the merged taps of its PH bin rows, then of its PW bin columns, at runs[runs]
+  // With bands: whether its sample rows split by band (row_bands.h), and the bands they meet; else it runs whole
+  // in band 0.
+  bool split = false;
+  int64_t first_band = 0, last_band = 0;
+};
+
+// Every computed RoI's taps, indexed by RoI index, and AVG's merged taps with the strides of the channels-last
+// pixels the microkernel will read (the map's own, or a staged band's).
+struct CallGeometry {
+  std::vector<RoiSampling> rois;
+  std::vector<AxisTap> y, x;
+  std::vector<TapRun> runs;
+  std::vector<MergedTap> merged;
+};
 
 // One pass over a subset of the RoIs: all their bins, or the sample rows of one band of map rows.
 struct PlannedPass {
@@ -23,11 +61,11 @@ struct PlannedPass {
   bool transform = false;
   int64_t image = 0, rows_begin = 0, rows_end = 0;
   std::vector<int64_t> rois;  // in locality order
-  int64_t band_rows = 0;      // 0: whole bins (Pass::band_rows)
 };
 
 struct Plan {
   CallGeometry geometry;  // every RoI's taps, computed once for the call
+  PixelAccess access = PixelAccess::kWholeRois;
   int threads = 1;
   // Tasks are (channel block, RoI) pairs, block-major: consecutive tasks share a block and follow `rois`.
   int64_t channels_per_task = 0, channel_blocks = 1;
@@ -40,14 +78,14 @@ struct Plan {
 };
 
 // The plan Run executes: RoIs in locality order; row bands when the RoIs share pixels of a map larger than a
-// band; the band transform for planar kernels when the RoIs' footprint reaches a quarter of the map; channel
+// band; the band transform for staged maps when the RoIs' footprint reaches a quarter of the map; channel
 // blocks; streaming stores for outputs larger than the last-level cache. Throws std::bad_alloc.
-Plan MakePlan(const Problem& problem, const PlannerNeeds& needs, const Threading& threading);
+Plan MakePlan(const Problem& problem, PixelAccess access, const Threading& threading);
 
-// The plan with bands of `band_rows` map rows, whatever the heuristics say: channels-last kernels read the bands
-// in place, planar kernels through the band transform (RoIs that cannot be split by band run on tiles after the
-// bands). For tests and for MakePlan. Throws std::bad_alloc.
-Plan MakeBandPlan(const Problem& problem, const PlannerNeeds& needs, const Threading& threading,
+// The plan with bands of `band_rows` map rows, whatever the heuristics say: in-place maps are read band by band,
+// staged ones through the band transform (RoIs that cannot be split by band run on tiles after the bands). For
+// tests and for MakePlan. Throws std::bad_alloc.
+Plan MakeBandPlan(const Problem& problem, PixelAccess access, const Threading& threading,
                   int64_t band_rows);
 
 }  // namespace internal

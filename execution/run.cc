@@ -62,6 +62,10 @@ namespace internal {
 
 // Both Run overloads: validation, then the plan on `threading`.
 Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Threading& threading) {
+  if (threading.pool != nullptr) {
+    Status s = ValidateThreadPool(threading.pool);
+    if (!s.ok()) return s;
+  }
   const SelectedKernel* selected = KernelAccess::Selected(kernel);
   if (selected == nullptr) {
     return Status(StatusCode::kInvalidArgument, "kernel is empty (not obtained from a successful Select)");
@@ -72,11 +76,11 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
   if (problem.num_rois == 0 || problem.channels == 0) return Status::Ok();  // nothing to write
   if (selected->custom) return RunCustom(*selected, kernel.params(), inputs, output, threading);
   try {
-    const Plan plan = MakePlan(problem, selected->needs, threading);
+    const Plan plan = MakePlan(problem, selected->access, threading);
     internal::BorrowedMemory memory(selected->memory);
-    ReserveWorkingMemory(problem, plan, selected->needs, memory.get());
+    ReserveWorkingMemory(problem, plan, memory.get());
     // Everything is allocated: from here on the output is written, and nothing can fail.
-    Execute(problem, plan, selected->fn, selected->transpose, threading, memory.get());
+    Execute(problem, plan, selected->fns, threading, memory.get());
   } catch (const std::bad_alloc&) {
     return OutOfMemory("working memory", selected->name);
   }
@@ -90,11 +94,7 @@ Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) cons
 }
 
 Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory([&] {
-    Status s = internal::ValidateThreadPool(&pool);
-    if (!s.ok()) return s;
-    return internal::RunOn(*this, inputs, output, {0, &pool});
-  });
+  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {0, &pool}); });
 }
 
 }  // namespace roialign

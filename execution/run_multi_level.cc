@@ -56,6 +56,10 @@ Status AssignLevels(const MultiLevelParams& mp, const MultiLevelInputs& in, std:
 
 Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& in, void* output,
                        const Threading& threading) {
+  if (threading.pool != nullptr) {
+    Status s = ValidateThreadPool(threading.pool);
+    if (!s.ok()) return s;
+  }
   const SelectedKernel* selected = KernelAccess::Selected(KernelAccess::Inner(kernel));
   if (selected == nullptr) {
     return Invalid("multi-level kernel is empty (not obtained from a successful SelectMultiLevel)");
@@ -133,8 +137,8 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
       FillProblem(params[l], inputs[l], output, totals[l], &problems[l]);
       problems[l].roi_subset = order.data() + begin[l];
       problems[l].subset_size = counts[l];
-      plans[l] = MakePlan(problems[l], selected->needs, threading);
-      ReserveWorkingMemory(problems[l], plans[l], selected->needs, memory.get());
+      plans[l] = MakePlan(problems[l], selected->access, threading);
+      ReserveWorkingMemory(problems[l], plans[l], memory.get());
     }
     // Everything is allocated: from here on the output is written.
     const size_t roi_bytes = static_cast<size_t>(in.channels * mp.params.pooled_height * mp.params.pooled_width *
@@ -145,7 +149,7 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     }
     for (size_t l = 0; l < L; ++l) {
       if (counts[l] == 0) continue;
-      Execute(problems[l], plans[l], selected->fn, selected->transpose, threading, memory.get());
+      Execute(problems[l], plans[l], selected->fns, threading, memory.get());
     }
   } catch (const std::bad_alloc&) {
     return OutOfMemory("working memory", selected->name);
@@ -161,11 +165,7 @@ Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32
 }
 
 Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory([&] {
-    Status s = internal::ValidateThreadPool(&pool);
-    if (!s.ok()) return s;
-    return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool});
-  });
+  return internal::StatusOrOutOfMemory([&] { return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool}); });
 }
 
 }  // namespace roialign

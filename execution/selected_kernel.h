@@ -1,13 +1,14 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Everything Run executes, resolved once at selection: the kernel for the requested dtype on the selected ISA,
-// the same ISA's transposer for the band transform, what the planner may do, and the kernel's working memory.
+// Everything Run executes, resolved once at selection: the functions of the selected ISA, how they reach the
+// pixels (which the planner plans for), and the kernel's working memory.
 #ifndef ROIALIGN_EXECUTION_SELECTED_KERNEL_H_
 #define ROIALIGN_EXECUTION_SELECTED_KERNEL_H_
 
 #include <functional>
 #include <string>
 
+#include "execution/plan.h"
 #include "execution/working_memory.h"
 #include "kernels/kernel_descriptor.h"
 #include "core/library.h"
@@ -17,10 +18,9 @@ namespace internal {
 
 struct SelectedKernel {
   std::string name;  // e.g. "roi_align_nhwc.avx2"
-  // A built-in kernel: fn (and transpose when needs.band_transform) are set.
-  RoiAlignFn fn = nullptr;
-  TransposeBlockFn transpose = nullptr;
-  PlannerNeeds needs;
+  // A built-in kernel: its target's functions per dtype.
+  PerDType fns{};
+  PixelAccess access = PixelAccess::kWholeRois;
   // A registered implementation: receives the validated call as is.
   std::function<Status(const roialign_problem&)> custom;
   mutable WorkingMemoryPool memory;

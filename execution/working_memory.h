@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/aligned_memory.h"
-#include "kernels/scratch.h"
+#include "execution/scratch.h"
 
 namespace roialign {
 namespace internal {

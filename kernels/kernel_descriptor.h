@@ -1,8 +1,8 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// How a kernel file describes itself to the registry and the planner: its name, layout and dtypes, what the
-// planner may ask of it, and its entry point for every Highway target the file compiled. The registry builds
-// implementations from these descriptors alone.
+// How a kernel file describes itself to the registry: its name, one static fact, and its entry points for every
+// Highway target the file compiled. The registry builds implementations from these descriptors alone; the planner
+// reads the fact and the layout table (core/enums.h), never the kernel.
 #ifndef ROIALIGN_KERNELS_KERNEL_DESCRIPTOR_H_
 #define ROIALIGN_KERNELS_KERNEL_DESCRIPTOR_H_
 
@@ -15,23 +15,11 @@
 #include <hwy/base.h>
 
 #include "core/enums.h"
+#include "kernels/merged_taps.h"
 #include "kernels/problem.h"
 
 namespace roialign {
 namespace internal {
-
-// What the execution layer's planner may do with a kernel.
-struct PlannerNeeds {
-  // The kernel builds per-RoI channels-last tiles in Scratch::tile and Scratch::bins (planar kernels).
-  bool tiles = false;
-  // The kernel reads channels-last maps in place and can run band by band of map rows (Pass::band_rows).
-  bool row_bands = false;
-  // The kernel can run band by band from a channels-last copy of one image's band rows
-  // (Pass::channels_last_rows), which the plan makes with the transposer of the kernel's own ISA.
-  bool band_transform = false;
-  // > 0: on tiles, tasks are blocks of this many channels taken over all RoIs before the next block.
-  int64_t channel_block = 0;
-};
 
 // The element type of each DType, from which every per-dtype table is generated in the enum's order.
 template <DType D>
@@ -53,58 +41,61 @@ std::array<Fn, EnumTraits<DType>::kNames.size()> PerDTypeTable(Make make) {
   return PerDTypeTable<Fn>(make, std::make_index_sequence<EnumTraits<DType>::kNames.size()>());
 }
 
-// One kernel per dtype (indexed by DType; null where the dtype is not served) for one Highway target.
-using PerDType = std::array<RoiAlignFn, EnumTraits<DType>::kNames.size()>;
+// A bin's run of contiguous channels: pixels of the map's element type (channel 0 of the run at offset 0 of every
+// tap, no load reaching `end`), and where the run goes: f32 partial state between pieces of the bin, and the
+// finished values in the map's type. partial and out may be the same memory.
+struct ChannelRun {
+  const void* in;
+  const void* end;
+  int64_t channels;
+  float* partial;
+  void* out;
+  bool stream;  // finished full vectors may bypass the cache; the caller calls hwy::FlushStream
+};
+// The microkernel: pools one bin (or a piece of it, BinTaps) over a run of channels, finishing it in the map's
+// type (pool_bin) or in f32 (pool_bin_f32, for staged bins that are transposed afterwards).
+using PoolBinFn = void (*)(PoolMode mode, const BinTaps& bin, const ChannelRun& run);
+// Channels [0, n) of `count` channels-last f32 bins (bin_stride floats apart) into n planes of the map's type,
+// plane_stride elements apart.
+using BinsToPlanesFn = void (*)(const float* bins, int64_t count, int64_t bin_stride, int64_t n, void* planes,
+                                int64_t plane_stride);
+// dst[j * dst_stride + i] = src[i * src_stride + j] for i in [i0, i1), j in [j0, j1), elements of one dtype.
+using TransposeBlockFn = void (*)(const void* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1,
+                                  int64_t j0, int64_t j1, void* dst);
+// Whole RoIs [roi_begin, roi_end), channels [c_begin, c_end), straight from the problem (the scalar reference).
+using WholeRoisFn = void (*)(const Problem& problem, int64_t roi_begin, int64_t roi_end, int64_t c_begin,
+                             int64_t c_end);
+
+// What one target provides for one dtype (all null where the dtype is not served): the microkernel and the
+// writers around it, or whole RoIs.
+struct KernelFns {
+  PoolBinFn pool_bin = nullptr, pool_bin_f32 = nullptr;
+  BinsToPlanesFn bins_to_planes = nullptr;
+  TransposeBlockFn transpose = nullptr;
+  void (*stream_copy)(const void* src, int64_t bytes, void* dst) = nullptr;  // non-temporal where aligned
+  int64_t (*lanes)() = nullptr;  // f32 lanes of the target's vectors: staged channel runs are padded to them
+  WholeRoisFn whole_rois = nullptr;
+};
+using PerDType = std::array<KernelFns, EnumTraits<DType>::kNames.size()>;
 struct TargetKernel {
   int64_t hwy_target;  // HWY_AVX2, HWY_NEON, ...; 0: plain C++ that runs on any CPU
-  PerDType run;
+  PerDType fns;
 };
 
+// One kernel file: the registry makes one implementation "<name>_<layout>.<isa>" (e.g. "roi_align_nhwc.avx2")
+// per compiled target and layout.
 struct KernelDescriptor {
-  const char* name;  // implementation names are "<name>.<isa>", e.g. "roi_align_nhwc.avx2"
-  Layout layout;
-  // Added to the ISA's priority: ranks this layout against the other on the same ISA, which QueryTarget
-  // reports as the target's preferred layout.
-  int32_t rank;
-  PlannerNeeds needs;
+  const char* name;
   const TargetKernel* targets;
   size_t num_targets;
 };
 
-// The entries of every target a foreach_target file compiled, best first, from Highway's own list of targets:
-// `makers` is {HWY_CHOOSE_TARGET_LIST(FN), HWY_CHOOSE_FALLBACK(FN)}, null where a target was not compiled.
-template <typename Entry, size_t N>
-std::vector<Entry> CompiledTargets(Entry (*const (&makers)[N])()) {
-  std::vector<Entry> entries;
-  for (Entry (*make)() : makers) {
-    if (make == nullptr) continue;
-    const Entry e = make();
-    bool seen = false;  // the fallback may be a listed target (the static one)
-    for (const Entry& other : entries) seen |= other.hwy_target == e.hwy_target;
-    if (!seen) entries.push_back(e);
-  }
-  return entries;
-}
-#define ROIALIGN_COMPILED_TARGETS(FN) {HWY_CHOOSE_TARGET_LIST(FN), HWY_CHOOSE_FALLBACK(FN)}
+// Every kernel file defines its descriptor as KernelDescriptorOf_<file name>(); the build lists them
+// (CMakeLists.txt ROIALIGN_KERNEL_FILES), so a new file registers itself.
+#define ROIALIGN_KERNEL_DESCRIPTOR(file) const KernelDescriptor& KernelDescriptorOf_##file()
 
-// The kernel files' descriptors (each defined beside its per-target table).
-const KernelDescriptor& RoiAlignNhwcDescriptor();
-const KernelDescriptor& RoiAlignNchwDescriptor();
-const KernelDescriptor& RoiAlignNhwcReferenceDescriptor();
-const KernelDescriptor& RoiAlignNchwReferenceDescriptor();
-
-// dst[j * dst_stride + i] = src[i * src_stride + j] for i in [i0, i1), j in [j0, j1), elements of one dtype.
-using TransposeBlockFn = void (*)(const void* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1,
-                                  int64_t j0, int64_t j1, void* dst);
-using TransposePerDType = std::array<TransposeBlockFn, EnumTraits<DType>::kNames.size()>;
-struct TargetTranspose {
-  int64_t hwy_target;
-  TransposePerDType fn;
-};
-// The block transposer compiled for `hwy_target` (kernels/transpose_block.cc); all null if none was.
-TransposePerDType TransposeBlockFor(int64_t hwy_target);
-// The best block transposer this CPU runs (the public whole-tensor layout transforms).
-TransposePerDType BestTransposeBlock();
+// The functions of the best target this CPU runs (the public whole-tensor layout transforms' block transposers).
+PerDType BestTargetFns();
 
 }  // namespace internal
 }  // namespace roialign

@@ -22,16 +22,17 @@ struct MergedTap {
   float weight;
 };
 
-// Merges the valid taps[0, n) of one axis into out (room for 2n entries) and returns the entry count. Taps of
+// Merges the valid taps[0, n) of one axis into out (room for 2n entries) and returns the entry count; pixel `index`
+// is at offset (index - first) * stride. Taps of
 // consecutive samples touching the same pixel are summed in sample order, so the weights depend only on the
 // geometry (never on threads or channel blocks). Positions are monotonic in the sample index, so on the usual
 // boxes each pixel appears once. A tap of weight 0 stays an entry of its own and nothing merges into it: the
 // direct form multiplies it too, and 0 * Inf is NaN, which a summed weight would lose (weights are >= 0, so a
 // sum of positive weights is never 0).
-inline int64_t MergeTaps(const AxisTap* taps, int64_t n, int64_t stride, MergedTap* out) {
+inline int64_t MergeTaps(const AxisTap* taps, int64_t n, int64_t stride, MergedTap* out, int64_t first = 0) {
   int64_t m = 0;
   auto add = [&](int64_t index, float weight) {
-    const int64_t offset = index * stride;
+    const int64_t offset = (index - first) * stride;
     if (m > 0 && out[m - 1].offset == offset && weight != 0.0f && out[m - 1].weight != 0.0f) {
       out[m - 1].weight += weight;
     } else {
@@ -75,9 +76,10 @@ inline int64_t MaxOffset(const BinTaps& b) {
 // Room for one piece's MAX taps: a sample row (4 * grid_w) always fits.
 inline constexpr int64_t kBinTaps = 4 * ROIALIGN_MAX_SAMPLING_GRID;
 
-// MAX: the four taps (lo/hi rows by lo/hi columns) of each sample of sample rows ty[i0, i1) by columns tx[0, gw).
+// MAX: the four taps (lo/hi rows by lo/hi columns) of each sample of sample rows ty[i0, i1) by columns tx[0, gw),
+// row r at offset (r - first_row) * row_stride.
 inline int64_t SampleTapsOf(const AxisTap* ty, int64_t i0, int64_t i1, const AxisTap* tx, int64_t gw,
-                            int64_t row_stride, int64_t pixel_stride, PixelTap* out) {
+                            int64_t row_stride, int64_t pixel_stride, PixelTap* out, int64_t first_row = 0) {
   int64_t n = 0;
   for (int64_t iy = i0; iy < i1; ++iy) {
     for (int64_t ix = 0; ix < gw; ++ix, n += 4) {
@@ -86,7 +88,7 @@ inline int64_t SampleTapsOf(const AxisTap* ty, int64_t i0, int64_t i1, const Axi
         std::fill(out + n, out + n + 4, PixelTap{kOutsideTap, 0.0f});
         continue;
       }
-      const int64_t lo = y.lo * row_stride, hi = y.hi * row_stride;
+      const int64_t lo = (y.lo - first_row) * row_stride, hi = (y.hi - first_row) * row_stride;
       out[n] = {lo + x.lo * pixel_stride, y.w_lo * x.w_lo};
       out[n + 1] = {lo + x.hi * pixel_stride, y.w_lo * x.w_hi};
       out[n + 2] = {hi + x.lo * pixel_stride, y.w_hi * x.w_lo};

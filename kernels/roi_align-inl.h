@@ -1,7 +1,7 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Per-target core shared by both layouts: pools one bin over channels-last data, vectorized over channels.
-// Included once per Highway target (toggle guard), by roi_align_nhwc.cc and roi_align_nchw.cc.
+// The bin microkernel, per target: pools one bin over a run of contiguous channels, vectorized over channels.
+// Included once per Highway target (toggle guard) by kernels/pool_bin.cc.
 #if defined(ROIALIGN_KERNELS_ROI_ALIGN_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ROIALIGN_KERNELS_ROI_ALIGN_INL_H_
 #undef ROIALIGN_KERNELS_ROI_ALIGN_INL_H_
@@ -16,7 +16,6 @@
 #include <type_traits>
 
 #include "kernels/convert-inl.h"
-#include "kernels/kernel_descriptor.h"
 #include "kernels/merged_taps.h"
 #include "kernels/roi_geometry.h"
 
@@ -25,38 +24,6 @@ namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// A kernel file's PerDType entries for this target; make(T*) returns the kernel for element type T. The portable
-// fallback (EMU128, SCALAR) serves f32 only, a strategy decision (docs/semantics.md#dtypes): it is the
-// correctness fallback for CPUs without a SIMD target, and the generic reference serves the 16-bit dtypes.
-template <class Make>
-PerDType KernelPerDType(Make make) {
-  return PerDTypeTable<RoiAlignFn>([&](auto* type) -> RoiAlignFn {
-    using T = std::remove_pointer_t<decltype(type)>;
-    if constexpr ((HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) && !std::is_same_v<T, float>) {
-      return nullptr;
-    } else {
-      return make(type);
-    }
-  });
-}
-
-// Channels-last data of element type T: element (row, col, c) is at base[row * row_stride + col * pixel_stride
-// + c], and no element at or past `end` may be read.
-template <typename T>
-struct ChannelsLast {
-  const T* base;
-  const T* end;
-  int64_t row_stride, pixel_stride;
-};
-
-// Where a bin's channels go: `partial` (f32) holds the state between calls that process parts of its taps,
-// `out` receives the finished result in the output's element type. They may be the same memory.
-template <typename TOut>
-struct BinOutput {
-  float* partial;
-  TOut* out;
-};
 
 // Loads `n` <= Lanes(d) elements at p: a full vector when that stays inside the buffer (extra lanes are ignored
 // by the caller), else through a zero-padded copy, so that the last pixel is never over-read.
@@ -81,18 +48,6 @@ HWY_INLINE void StorePartial(D d, hn::Vec<D> v, T* p, size_t n) {
 template <class D, typename T>
 HWY_INLINE bool IsVectorAligned(D d, const T* p) {
   return reinterpret_cast<uintptr_t>(p) % (hn::Lanes(d) * sizeof(T)) == 0;
-}
-
-// Stores a finished vector in the output's element type: a non-temporal store when `stream` (p is then
-// vector-aligned), which writes the line without first reading it from memory and keeps the map in cache; else
-// an ordinary store.
-template <class D, class V, typename TOut>
-HWY_INLINE void Put(D d, V v, TOut* p, bool stream) {
-  if (stream) {
-    StreamNarrow(d, v, p);
-  } else {
-    StoreNarrow(d, v, p);
-  }
 }
 
 // The running maximum `acc` (never NaN) raised to v where acc < v: a NaN v never wins, as in the reference's
@@ -193,7 +148,7 @@ HWY_INLINE void MergedStep(D d, V w, const T* p, size_t tail, const T* end, V& a
     return;
   }
   const size_t n = U == 1 ? tail : hn::Lanes(d);
-  auto load = [&](int64_t i) { return Safe ? LoadWide(d, p + i * lanes) : LoadPartial(d, p + i * lanes, n, end); };
+  auto load = [&](int64_t i) { return LoadChannels<Safe>(d, p + i * lanes, n, end); };
   a0 = hn::MulAdd(w, load(0), a0);
   if (U >= 4) {
     a1 = hn::MulAdd(w, load(1), a1);
@@ -230,13 +185,26 @@ enum class Finish { kPartial, kAsIs, kScale, kDivide };
 template <Finish F>
 using FinishTag = std::integral_constant<Finish, F>;
 
-// Writes vector v of a bin's channels (offset c): finished into out (non-temporal stores when Stream), else into
-// the f32 partial state.
+template <Finish F, class V>
+HWY_INLINE V Finished(V v, V scale) {
+  return F == Finish::kScale ? hn::Mul(v, scale) : F == Finish::kDivide ? hn::Div(v, scale) : v;
+}
+
+// Writes vector v of a bin's channels (offset c): into the f32 partial state, or finished into out in its element
+// type. Stream: a non-temporal store (out is then vector-aligned), which writes the line without first reading
+// it from memory and keeps the map in cache.
 template <Finish F, bool Stream, class D, class V, typename TOut>
 HWY_INLINE void WriteVector(D d, V v, V scale, float* partial, TOut* out, int64_t c) {
   if (F == Finish::kPartial) return hn::StoreU(v, d, partial + c);
-  if (F == Finish::kAsIs) return Put(d, v, out + c, Stream);
-  Put(d, F == Finish::kScale ? hn::Mul(v, scale) : hn::Div(v, scale), out + c, Stream);
+  if (Stream) return StreamNarrow(d, Finished<F>(v, scale), out + c);
+  StoreNarrow(d, Finished<F>(v, scale), out + c);
+}
+
+// The same for the last, partial vector of n lanes, which never touches the channels past it.
+template <Finish F, class D, class V, typename TOut>
+HWY_INLINE void WriteTail(D d, V v, V scale, float* partial, TOut* out, int64_t c, size_t n) {
+  if (F == Finish::kPartial) return StorePartial(d, v, partial + c, n);
+  StorePartial(d, Finished<F>(v, scale), out + c, n);
 }
 
 // Writes U (4 or 8) vectors of a bin's channels starting at c, a0 first.
@@ -291,8 +259,7 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
     if constexpr (kPairedBF16<TIn, 8>) {
       auto write_pair = [&](V even, V odd, int64_t k) {
         if (F == Finish::kPartial) return hn::StoreInterleaved2(even, odd, d, partial + k);
-        auto finish = [&](V v) { return F == Finish::kScale ? hn::Mul(v, scale) : hn::Div(v, scale); };
-        PutPair(d, finish(even), finish(odd), out + k, Stream);
+          PutPair(d, Finished<F>(even, scale), Finished<F>(odd, scale), out + k, Stream);
       };
       write_pair(a0, a1, c);
       write_pair(a2, a3, c + 2 * lanes);
@@ -317,18 +284,14 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
     } else {
       AccumulateTaps<1, false>(d, in, b, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
     }
-    if (F == Finish::kPartial) {
-      StorePartial(d, a0, partial + c, n);
-    } else {
-      StorePartial(d, F == Finish::kScale ? hn::Mul(a0, scale) : hn::Div(a0, scale), out + c, n);
-    }
+    WriteTail<F>(d, a0, scale, partial, out, c, n);
   }
 }
 
 // AVG of channels [0, channels) of one bin, with PoolBinMax's first/last protocol.
 template <class D, typename TIn, typename TOut>
 HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& b, int64_t channels, bool stream,
-                             BinOutput<TOut> o) {
+                             float* partial, TOut* out) {
   const int64_t samples = b.samples;
   // Dividing by 2^k and multiplying by 2^-k round the same exact quotient once, so they give the same bits; a
   // power-of-two count (every 2x2 or 4x4 grid) multiplies, as a vector division's throughput is an order of
@@ -338,28 +301,26 @@ HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& 
   const float count = static_cast<float>(HWY_MAX(samples, 1));
   const auto scale = hn::Set(d, divide ? count : 1.0f / count);
   // Paired BF16 streams two vectors of patterns at once: aligned for a vector of f32.
-  const bool streaming = stream && IsVectorAligned(d, reinterpret_cast<const float*>(o.out));
+  const bool streaming = stream && IsVectorAligned(d, reinterpret_cast<const float*>(out));
   auto run = [&](auto finish) {
     if (streaming) {
-      AvgPasses<decltype(finish)::value, true>(d, in, end, b, channels, scale, o.partial, o.out);
+      AvgPasses<decltype(finish)::value, true>(d, in, end, b, channels, scale, partial, out);
     } else {
-      AvgPasses<decltype(finish)::value, false>(d, in, end, b, channels, scale, o.partial, o.out);
+      AvgPasses<decltype(finish)::value, false>(d, in, end, b, channels, scale, partial, out);
     }
   };
-  if (!b.last) return AvgPasses<Finish::kPartial, false>(d, in, end, b, channels, scale, o.partial, o.out);
+  if (!b.last) return AvgPasses<Finish::kPartial, false>(d, in, end, b, channels, scale, partial, out);
   return divide ? run(FinishTag<Finish::kDivide>()) : run(FinishTag<Finish::kScale>());
 }
 
 // MAX or MAX_ONNX of channels [0, channels) of one bin. `first`: start from -inf, else resume from the partial
-// state in o.partial; `last`: finish into o.out (a bin without samples is 0), else leave the partial state. A
+// state in partial; `last`: finish into out (a bin without samples is 0), else leave the partial state. A
 // bin may be processed in several calls over sample-row ranges with the exact same result as one call. Four
 // vectors per pass hide the max latency without spilling on 16-register ISAs.
 template <PoolMode M, class D, typename TIn, typename TOut>
 HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& b, int64_t channels, bool stream,
-                             BinOutput<TOut> o) {
+                             float* partial, TOut* out) {
   using V = hn::Vec<D>;
-  float* const partial = o.partial;  // locals, as in PoolBinAvg
-  TOut* const out = o.out;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool empty = b.samples == 0, first = b.first, last = b.last;
@@ -390,9 +351,9 @@ HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& 
       MaxSamples<M, 1, false>(d, in, b, c, n, end, a0, unused, unused, unused);
     }
     if (last) {
-      StorePartial(d, finish(a0), out + c, n);
+      WriteTail<Finish::kAsIs>(d, finish(a0), a0, partial, out, c, n);
     } else {
-      StorePartial(d, a0, partial + c, n);
+      WriteTail<Finish::kPartial>(d, a0, a0, partial, out, c, n);
     }
   }
 }
@@ -402,48 +363,14 @@ HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& 
 // finished full vectors may bypass the cache (the caller calls hwy::FlushStream before the output is read).
 template <class D, typename TIn, typename TOut>
 HWY_INLINE void PoolBin(D d, PoolMode mode, const TIn* in, const TIn* end, const BinTaps& b, int64_t channels,
-                        bool stream, BinOutput<TOut> o) {
+                        bool stream, float* partial, TOut* out) {
   switch (mode) {
     case PoolMode::kAvg:
-      return PoolBinAvg(d, in, end, b, channels, stream, o);
+      return PoolBinAvg(d, in, end, b, channels, stream, partial, out);
     case PoolMode::kMax:
-      return PoolBinMax<PoolMode::kMax>(d, in, end, b, channels, stream, o);
+      return PoolBinMax<PoolMode::kMax>(d, in, end, b, channels, stream, partial, out);
     case PoolMode::kMaxOnnx:
-      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, end, b, channels, stream, o);
-  }
-}
-
-// A bin as the layouts' drivers describe it: AVG's merged rows and columns (strides applied), MAX's sample rows
-// y[iy0, iy1) and columns x[0, gw); `samples` counts the whole bin's.
-struct SeparableBin {
-  const MergedTap* rows;
-  int64_t ny;
-  const MergedTap* cols;
-  int64_t nx;
-  const AxisTap* y;
-  int64_t iy0, iy1;
-  const AxisTap* x;
-  int64_t gw, samples;
-  bool first, last;
-};
-
-// Pools one bin of channels-last data through the microkernel. MAX lays out its samples' taps in `buf` (kBinTaps
-// entries) a piece of whole sample rows at a time; the pieces carry the bin's partial state, so the result is that
-// of one call.
-template <class D, typename TIn, typename TOut>
-HWY_INLINE void PoolSeparableBin(D d, PoolMode mode, const ChannelsLast<TIn>& in, const SeparableBin& s,
-                                 int64_t channels, bool stream, BinOutput<TOut> o, PixelTap* buf) {
-  if (mode == PoolMode::kAvg) {
-    const BinTaps b = {s.rows, s.ny, s.cols, s.nx, s.samples, s.first, s.last};
-    return PoolBin(d, mode, in.base, in.end, b, channels, stream, o);
-  }
-  const int64_t rows = s.iy1 - s.iy0;
-  const int64_t step = s.gw > 0 ? kBinTaps / (4 * s.gw) : HWY_MAX(rows, 1);
-  for (int64_t r0 = 0; r0 == 0 || r0 < rows; r0 += step) {
-    const int64_t r1 = HWY_MIN(rows, r0 + step);
-    const int64_t n = SampleTapsOf(s.y, s.iy0 + r0, s.iy0 + r1, s.x, s.gw, in.row_stride, in.pixel_stride, buf);
-    const BinTaps b = {buf, n, nullptr, 0, s.samples, s.first && r0 == 0, s.last && r1 == rows};
-    PoolBin(d, mode, in.base, in.end, b, channels, stream, o);
+      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, end, b, channels, stream, partial, out);
   }
 }
 

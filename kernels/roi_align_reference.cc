@@ -5,6 +5,7 @@
 // the output's type); written for clarity, not speed.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/half_float.h"
 #include "kernels/kernel_descriptor.h"
@@ -14,22 +15,10 @@ namespace roialign {
 namespace internal {
 namespace {
 
-// Element offset of (b, c, y, x) in either layout, in int64 so that no shape can overflow it.
-int64_t InputOffset(const Problem& p, int64_t b, int64_t c, int64_t y, int64_t x) {
-  if (p.params.layout == Layout::kNHWC) return ((b * p.height + y) * p.width + x) * p.channels + c;
-  return ((b * p.channels + c) * p.height + y) * p.width + x;
-}
-
-int64_t OutputOffset(const Problem& p, int64_t k, int64_t c, int64_t ph, int64_t pw) {
-  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
-  if (p.params.layout == Layout::kNHWC) return ((k * PH + ph) * PW + pw) * p.channels + c;
-  return ((k * p.channels + c) * PH + ph) * PW + pw;
-}
-
 // One bilinear sample: the four weighted taps w*v in the order (y0,x0) (y0,x1) (y1,x0) (y1,x1). Returns false
 // when the sample lies outside [-1, H] x [-1, W] (it is then 0 and nothing is read).
 template <typename T>
-bool SampleTaps(const Problem& p, int64_t b, int64_t c, float y, float x, float taps[4]) {
+bool SampleTaps(const Problem& p, const MapStrides& map, int64_t b, int64_t c, float y, float x, float taps[4]) {
   const int64_t H = p.height, W = p.width;
   if (!(y >= -1.0f && y <= static_cast<float>(H) && x >= -1.0f && x <= static_cast<float>(W))) return false;
   y = std::max(y, 0.0f);
@@ -51,18 +40,19 @@ bool SampleTaps(const Problem& p, int64_t b, int64_t c, float y, float x, float 
   const float ly = y - static_cast<float>(y0), lx = x - static_cast<float>(x0);
   const float hy = 1.0f - ly, hx = 1.0f - lx;
   const T* const input = static_cast<const T*>(p.input);
-  taps[0] = hy * hx * ToF32(input[InputOffset(p, b, c, y0, x0)]);
-  taps[1] = hy * lx * ToF32(input[InputOffset(p, b, c, y0, x1)]);
-  taps[2] = ly * hx * ToF32(input[InputOffset(p, b, c, y1, x0)]);
-  taps[3] = ly * lx * ToF32(input[InputOffset(p, b, c, y1, x1)]);
+  taps[0] = hy * hx * ToF32(input[map.Offset(b, c, y0, x0)]);
+  taps[1] = hy * lx * ToF32(input[map.Offset(b, c, y0, x1)]);
+  taps[2] = ly * hx * ToF32(input[map.Offset(b, c, y1, x0)]);
+  taps[3] = ly * lx * ToF32(input[map.Offset(b, c, y1, x1)]);
   return true;
 }
 
-// Every pass computes whole bins: the plan gives the reference no bands.
+// Element offsets from the layout table, the same one the planner reads.
 template <typename T>
-void RoiAlignReference(const Problem& p, const Pass& /*pass*/, int64_t roi_begin, int64_t roi_end, int64_t c_begin,
-                       int64_t c_end, Scratch& /*scratch*/) {
+void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end) {
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
+  const MapStrides map = StridesOf(p.params.layout, p.channels, p.height, p.width);
+  const MapStrides output = StridesOf(p.params.layout, p.channels, PH, PW);
   const PoolMode mode = p.params.pool_mode;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
     const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
@@ -79,7 +69,7 @@ void RoiAlignReference(const Problem& p, const Pass& /*pass*/, int64_t roi_begin
             for (int64_t ix = 0; ix < gx.grid; ++ix) {
               const float x = SamplePosition(gx, pw, ix);
               float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-              SampleTaps<T>(p, roi.batch, c, y, x, t);  // outside: all taps stay 0
+              SampleTaps<T>(p, map, roi.batch, c, y, x, t);  // outside: all taps stay 0
               const float value = t[0] + t[1] + t[2] + t[3];
               sum += value;
               if (mode == PoolMode::kMax) max = std::max(max, value);
@@ -94,26 +84,25 @@ void RoiAlignReference(const Problem& p, const Pass& /*pass*/, int64_t roi_begin
           } else {
             out = max;
           }
-          StoreF32As(out, static_cast<T*>(p.output) + OutputOffset(p, k, c, ph, pw));
+          StoreF32As(out, static_cast<T*>(p.output) + output.Offset(k, c, ph, pw));
         }
       }
     }
   }
 }
 
-constexpr TargetKernel kReference[] = {
-    {0, {&RoiAlignReference<float>, &RoiAlignReference<hwy::float16_t>, &RoiAlignReference<hwy::bfloat16_t>}}};
-
 }  // namespace
 
-// The reference serves both layouts; one descriptor each, so that implementation names say the layout.
-const KernelDescriptor& RoiAlignNhwcReferenceDescriptor() {
-  static const KernelDescriptor kDescriptor = {"roi_align_nhwc", Layout::kNHWC, 1, PlannerNeeds(), kReference, 1};
+// Plain C++ on any CPU, every dtype.
+ROIALIGN_KERNEL_DESCRIPTOR(roi_align_reference) {
+  static const TargetKernel kReference[] = {{0, PerDTypeTable<KernelFns>([](auto* type) {
+                                               KernelFns f;
+                                               f.whole_rois = &RoiAlignReference<std::remove_pointer_t<decltype(type)>>;
+                                               return f;
+                                             })}};
+  static const KernelDescriptor kDescriptor = {"roi_align", kReference, 1};
   return kDescriptor;
 }
-const KernelDescriptor& RoiAlignNchwReferenceDescriptor() {
-  static const KernelDescriptor kDescriptor = {"roi_align_nchw", Layout::kNCHW, 0, PlannerNeeds(), kReference, 1};
-  return kDescriptor;
-}
+
 }  // namespace internal
 }  // namespace roialign

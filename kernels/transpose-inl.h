@@ -1,9 +1,10 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Per-target transpose of a strided matrix in register tiles: f32 in 8x8 tiles of 256-bit registers on x86 AVX2
-// and up, else 4x4 tiles of 128-bit ones, optionally narrowed to the output's element type as it is stored, and
-// 16-bit elements in 8x8 tiles of 128-bit registers. Shared by the layout transform and the planar kernel, which
-// turns its channels-last f32 bins planar. Included once per Highway target (toggle guard).
+// Per-target transpose of a strided matrix in register tiles, all made of one 4x4 transpose of 32-bit lanes: f32 in
+// 8x8 tiles of 256-bit registers on x86 AVX2 and up, else 4x4 tiles of 128-bit ones, optionally narrowed to the
+// output's element type as it is stored, and 16-bit elements in 8x8 tiles of 128-bit registers. Shared by the
+// layout transforms and the staged drivers, which turn channels-last f32 bins planar. Included once per Highway
+// target (toggle guard).
 #if defined(ROIALIGN_KERNELS_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
 #undef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
@@ -35,6 +36,23 @@ inline constexpr int64_t kTransposeTileF32 = 8;
 inline constexpr int64_t kTransposeTileF32 = 4;
 #endif
 
+#if HWY_TARGET != HWY_SCALAR
+// The one register transpose every tile below is made of: within each 128-bit block of four 32-bit lanes, lane j
+// of v_i becomes lane i of v_j (pairs of rows interleaved, then pairs of pairs).
+template <class D, class V>
+HWY_INLINE void Transpose4x4(D d, V& v0, V& v1, V& v2, V& v3) {
+  const hn::Repartition<uint64_t, D> d64;
+  const auto t0 = hn::BitCast(d64, hn::InterleaveLower(d, v0, v1));
+  const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, v2, v3));
+  const auto t2 = hn::BitCast(d64, hn::InterleaveUpper(d, v0, v1));
+  const auto t3 = hn::BitCast(d64, hn::InterleaveUpper(d, v2, v3));
+  v0 = hn::BitCast(d, hn::InterleaveLower(d64, t0, t1));
+  v1 = hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1));
+  v2 = hn::BitCast(d, hn::InterleaveLower(d64, t2, t3));
+  v3 = hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3));
+}
+#endif
+
 // dst[j * dst_stride + i] = src[i * src_stride + j] for i in [i, i + 4), j in [j0, j1), rounded to TOut: 4x4
 // tiles in 128-bit registers, then single elements.
 template <typename TOut>
@@ -43,21 +61,16 @@ HWY_INLINE void TransposeFourRows(const float* src, int64_t src_stride, int64_t 
   int64_t j = j0;
 #if HWY_TARGET != HWY_SCALAR
   const hn::FixedTag<float, 4> d;
-  const hn::Repartition<uint64_t, decltype(d)> d64;
   for (; j + 4 <= j1; j += 4) {
     const float* s = src + i * src_stride + j;
-    const auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + src_stride);
-    const auto r2 = hn::LoadU(d, s + 2 * src_stride), r3 = hn::LoadU(d, s + 3 * src_stride);
-    // (a0 b0 a1 b1), (c0 d0 c1 d1), (a2 b2 a3 b3), (c2 d2 c3 d3)
-    const auto t0 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));
-    const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
-    const auto t2 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));
-    const auto t3 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
+    auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + src_stride);
+    auto r2 = hn::LoadU(d, s + 2 * src_stride), r3 = hn::LoadU(d, s + 3 * src_stride);
+    Transpose4x4(d, r0, r1, r2, r3);
     TOut* o = dst + j * dst_stride + i;
-    StoreNarrow(d, hn::BitCast(d, hn::InterleaveLower(d64, t0, t1)), o);
-    StoreNarrow(d, hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1)), o + dst_stride);
-    StoreNarrow(d, hn::BitCast(d, hn::InterleaveLower(d64, t2, t3)), o + 2 * dst_stride);
-    StoreNarrow(d, hn::BitCast(d, hn::InterleaveUpper(d64, t2, t3)), o + 3 * dst_stride);
+    StoreNarrow(d, r0, o);
+    StoreNarrow(d, r1, o + dst_stride);
+    StoreNarrow(d, r2, o + 2 * dst_stride);
+    StoreNarrow(d, r3, o + 3 * dst_stride);
   }
 #endif
   for (; j < j1; ++j) {
@@ -66,42 +79,26 @@ HWY_INLINE void TransposeFourRows(const float* src, int64_t src_stride, int64_t 
 }
 
 #if ROIALIGN_TRANSPOSE_F32_8X8
-// One 8x8 tile at src (rows src_stride apart) into dst (rows dst_stride apart), in 256-bit registers: two
-// in-block interleave stages, then the 128-bit halves swapped across registers. A third of the shuffles and
-// half the stores per element of 4x4 tiles.
+// One 8x8 tile at src (rows src_stride apart) into dst (rows dst_stride apart), in 256-bit registers: the 4x4
+// transposes of both halves of the rows, then the 128-bit halves swapped across registers. A third of the
+// shuffles and half the stores per element of 4x4 tiles.
 template <typename TOut>
 HWY_INLINE void Transpose8x8(const float* s, int64_t src_stride, int64_t dst_stride, TOut* o) {
   const hn::FixedTag<float, 8> d;
-  const hn::Repartition<uint64_t, decltype(d)> d64;
-  const auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + src_stride);
-  const auto r2 = hn::LoadU(d, s + 2 * src_stride), r3 = hn::LoadU(d, s + 3 * src_stride);
-  const auto r4 = hn::LoadU(d, s + 4 * src_stride), r5 = hn::LoadU(d, s + 5 * src_stride);
-  const auto r6 = hn::LoadU(d, s + 6 * src_stride), r7 = hn::LoadU(d, s + 7 * src_stride);
-  // Per 128-bit block (columns 0-3 | 4-7): pairs of rows, then quads; q0 holds column 0 | 4 of rows 0-3.
-  const auto a01 = hn::BitCast(d64, hn::InterleaveLower(d, r0, r1));
-  const auto b01 = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));
-  const auto a23 = hn::BitCast(d64, hn::InterleaveLower(d, r2, r3));
-  const auto b23 = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));
-  const auto a45 = hn::BitCast(d64, hn::InterleaveLower(d, r4, r5));
-  const auto b45 = hn::BitCast(d64, hn::InterleaveUpper(d, r4, r5));
-  const auto a67 = hn::BitCast(d64, hn::InterleaveLower(d, r6, r7));
-  const auto b67 = hn::BitCast(d64, hn::InterleaveUpper(d, r6, r7));
-  const auto q0 = hn::BitCast(d, hn::InterleaveLower(d64, a01, a23));
-  const auto q1 = hn::BitCast(d, hn::InterleaveUpper(d64, a01, a23));
-  const auto q2 = hn::BitCast(d, hn::InterleaveLower(d64, b01, b23));
-  const auto q3 = hn::BitCast(d, hn::InterleaveUpper(d64, b01, b23));
-  const auto h0 = hn::BitCast(d, hn::InterleaveLower(d64, a45, a67));
-  const auto h1 = hn::BitCast(d, hn::InterleaveUpper(d64, a45, a67));
-  const auto h2 = hn::BitCast(d, hn::InterleaveLower(d64, b45, b67));
-  const auto h3 = hn::BitCast(d, hn::InterleaveUpper(d64, b45, b67));
-  StoreNarrow(d, hn::ConcatLowerLower(d, h0, q0), o);
-  StoreNarrow(d, hn::ConcatLowerLower(d, h1, q1), o + dst_stride);
-  StoreNarrow(d, hn::ConcatLowerLower(d, h2, q2), o + 2 * dst_stride);
-  StoreNarrow(d, hn::ConcatLowerLower(d, h3, q3), o + 3 * dst_stride);
-  StoreNarrow(d, hn::ConcatUpperUpper(d, h0, q0), o + 4 * dst_stride);
-  StoreNarrow(d, hn::ConcatUpperUpper(d, h1, q1), o + 5 * dst_stride);
-  StoreNarrow(d, hn::ConcatUpperUpper(d, h2, q2), o + 6 * dst_stride);
-  StoreNarrow(d, hn::ConcatUpperUpper(d, h3, q3), o + 7 * dst_stride);
+  auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + src_stride);
+  auto r2 = hn::LoadU(d, s + 2 * src_stride), r3 = hn::LoadU(d, s + 3 * src_stride);
+  auto r4 = hn::LoadU(d, s + 4 * src_stride), r5 = hn::LoadU(d, s + 5 * src_stride);
+  auto r6 = hn::LoadU(d, s + 6 * src_stride), r7 = hn::LoadU(d, s + 7 * src_stride);
+  Transpose4x4(d, r0, r1, r2, r3);  // r_j: column j | j + 4 of rows 0-3
+  Transpose4x4(d, r4, r5, r6, r7);  // r_(4+j): the same of rows 4-7
+  StoreNarrow(d, hn::ConcatLowerLower(d, r4, r0), o);
+  StoreNarrow(d, hn::ConcatLowerLower(d, r5, r1), o + dst_stride);
+  StoreNarrow(d, hn::ConcatLowerLower(d, r6, r2), o + 2 * dst_stride);
+  StoreNarrow(d, hn::ConcatLowerLower(d, r7, r3), o + 3 * dst_stride);
+  StoreNarrow(d, hn::ConcatUpperUpper(d, r4, r0), o + 4 * dst_stride);
+  StoreNarrow(d, hn::ConcatUpperUpper(d, r5, r1), o + 5 * dst_stride);
+  StoreNarrow(d, hn::ConcatUpperUpper(d, r6, r2), o + 6 * dst_stride);
+  StoreNarrow(d, hn::ConcatUpperUpper(d, r7, r3), o + 7 * dst_stride);
 }
 #endif
 
@@ -130,49 +127,36 @@ HWY_INLINE void TransposeTile(const float* src, int64_t src_stride, int64_t dst_
   }
 }
 
-// The same for 16-bit elements (moved, not converted), in 8x8 tiles.
+// The same for 16-bit elements (moved, not converted), in 8x8 tiles: pairs of rows interleaved into 32-bit lanes
+// (a: columns 0-3, b: 4-7), then each half transposed as 4x4 32-bit lanes.
 HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1,
                               int64_t j0, int64_t j1, uint16_t* dst) {
   int64_t i = i0;
 #if HWY_TARGET != HWY_SCALAR
   const hn::FixedTag<uint16_t, 8> d;
   const hn::Repartition<uint32_t, decltype(d)> d32;
-  const hn::Repartition<uint64_t, decltype(d)> d64;
   for (; i + 8 <= i1; i += 8) {
     int64_t j = j0;
     for (; j + 8 <= j1; j += 8) {
       const uint16_t* s = src + i * src_stride + j;
-      const auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + src_stride);
-      const auto r2 = hn::LoadU(d, s + 2 * src_stride), r3 = hn::LoadU(d, s + 3 * src_stride);
-      const auto r4 = hn::LoadU(d, s + 4 * src_stride), r5 = hn::LoadU(d, s + 5 * src_stride);
-      const auto r6 = hn::LoadU(d, s + 6 * src_stride), r7 = hn::LoadU(d, s + 7 * src_stride);
-      // Pairs of rows: 32-bit lane k holds column k of both (a: columns 0-3, b: 4-7).
-      const auto a01 = hn::BitCast(d32, hn::InterleaveLower(d, r0, r1));
-      const auto b01 = hn::BitCast(d32, hn::InterleaveUpper(d, r0, r1));
-      const auto a23 = hn::BitCast(d32, hn::InterleaveLower(d, r2, r3));
-      const auto b23 = hn::BitCast(d32, hn::InterleaveUpper(d, r2, r3));
-      const auto a45 = hn::BitCast(d32, hn::InterleaveLower(d, r4, r5));
-      const auto b45 = hn::BitCast(d32, hn::InterleaveUpper(d, r4, r5));
-      const auto a67 = hn::BitCast(d32, hn::InterleaveLower(d, r6, r7));
-      const auto b67 = hn::BitCast(d32, hn::InterleaveUpper(d, r6, r7));
-      // Quads of rows: 64-bit lane k holds column k (or k + 2, ...) of rows 0-3 (q) or 4-7 (h).
-      const auto q01 = hn::BitCast(d64, hn::InterleaveLower(d32, a01, a23));
-      const auto q23 = hn::BitCast(d64, hn::InterleaveUpper(d32, a01, a23));
-      const auto q45 = hn::BitCast(d64, hn::InterleaveLower(d32, b01, b23));
-      const auto q67 = hn::BitCast(d64, hn::InterleaveUpper(d32, b01, b23));
-      const auto h01 = hn::BitCast(d64, hn::InterleaveLower(d32, a45, a67));
-      const auto h23 = hn::BitCast(d64, hn::InterleaveUpper(d32, a45, a67));
-      const auto h45 = hn::BitCast(d64, hn::InterleaveLower(d32, b45, b67));
-      const auto h67 = hn::BitCast(d64, hn::InterleaveUpper(d32, b45, b67));
+      auto pair = [&](int64_t r, bool upper) {
+        const auto a = hn::LoadU(d, s + r * src_stride), b = hn::LoadU(d, s + (r + 1) * src_stride);
+        if (upper) return hn::BitCast(d32, hn::InterleaveUpper(d, a, b));
+        return hn::BitCast(d32, hn::InterleaveLower(d, a, b));
+      };
+      auto a0 = pair(0, false), a1 = pair(2, false), a2 = pair(4, false), a3 = pair(6, false);
+      auto b0 = pair(0, true), b1 = pair(2, true), b2 = pair(4, true), b3 = pair(6, true);
+      Transpose4x4(d32, a0, a1, a2, a3);
+      Transpose4x4(d32, b0, b1, b2, b3);
       uint16_t* o = dst + j * dst_stride + i;
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, q01, h01)), d, o);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, q01, h01)), d, o + dst_stride);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, q23, h23)), d, o + 2 * dst_stride);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, q23, h23)), d, o + 3 * dst_stride);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, q45, h45)), d, o + 4 * dst_stride);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, q45, h45)), d, o + 5 * dst_stride);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, q67, h67)), d, o + 6 * dst_stride);
-      hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, q67, h67)), d, o + 7 * dst_stride);
+      hn::StoreU(hn::BitCast(d, a0), d, o);
+      hn::StoreU(hn::BitCast(d, a1), d, o + dst_stride);
+      hn::StoreU(hn::BitCast(d, a2), d, o + 2 * dst_stride);
+      hn::StoreU(hn::BitCast(d, a3), d, o + 3 * dst_stride);
+      hn::StoreU(hn::BitCast(d, b0), d, o + 4 * dst_stride);
+      hn::StoreU(hn::BitCast(d, b1), d, o + 5 * dst_stride);
+      hn::StoreU(hn::BitCast(d, b2), d, o + 6 * dst_stride);
+      hn::StoreU(hn::BitCast(d, b3), d, o + 7 * dst_stride);
     }
     for (; j < j1; ++j) {
       for (int64_t ii = i; ii < i + 8; ++ii) dst[j * dst_stride + ii] = src[ii * src_stride + j];

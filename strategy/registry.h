@@ -23,11 +23,8 @@ struct Implementation {
   int64_t hwy_target = 0; // the ISA it needs (a Highway target bit); 0: any CPU
   int32_t priority = 0;
   uint32_t layouts = 0, dtypes = 0, pool_modes = 0, coordinate_modes = 0;  // masks of Bit(value)
-  // Built-in kernels, from their descriptor: the function per dtype (null where not served), the block
-  // transposer of the same ISA per dtype (for the band transform), and what the planner may do.
+  // Built-in kernels, from their descriptor: the functions of their target per dtype (null where not served).
   PerDType builtin{};
-  TransposePerDType transpose{};
-  PlannerNeeds needs;
   std::function<Status(const roialign_problem&)> custom;  // registered by a user
   bool is_builtin() const { return !custom; }
 };

@@ -8,6 +8,7 @@
 
 #include "core/enums.h"
 #include "execution/kernel_access.h"
+#include "execution/plan.h"
 #include "execution/selected_kernel.h"
 #include "core/library.h"
 #include "strategy/registry.h"
@@ -89,13 +90,13 @@ Status Serves(const std::string& target, const std::vector<ImplementationPtr>& r
                                               " (supported: " + MaskNames<Enum>(served) + ")");
 }
 
-// Everything Run will execute for `dtype`, resolved now: the kernel on its ISA and the same ISA's transposer.
-std::shared_ptr<const internal::SelectedKernel> Bind(const Implementation& impl, DType dtype) {
+// Everything Run will execute, resolved now: the functions of the implementation's ISA and how they reach the
+// pixels.
+std::shared_ptr<const internal::SelectedKernel> Bind(const Implementation& impl, const Params& params) {
   auto selected = std::make_shared<internal::SelectedKernel>();
   selected->name = impl.name;
-  selected->fn = impl.builtin[static_cast<size_t>(dtype)];
-  selected->transpose = impl.transpose[static_cast<size_t>(dtype)];
-  selected->needs = impl.needs;
+  selected->fns = impl.builtin;
+  selected->access = internal::AccessOf(impl.builtin[static_cast<size_t>(params.dtype)], params.layout);
   selected->custom = impl.custom;
   return selected;
 }
@@ -120,7 +121,7 @@ SelectResult Select(const std::string& target, const Params& params) {
   for (const ImplementationPtr& impl : runnable) {
     if ((impl->layouts & Bit(params.layout)) && (impl->dtypes & Bit(params.dtype)) &&
         (impl->pool_modes & Bit(params.pool_mode)) && (impl->coordinate_modes & Bit(params.coordinate_mode))) {
-      return KernelAccess::Make(Bind(*impl, params.dtype), params);
+      return KernelAccess::Make(Bind(*impl, params), params);
     }
   }
   return Status(StatusCode::kUnsupported,

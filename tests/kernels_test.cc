@@ -13,7 +13,7 @@
 #include "execution/execute.h"
 #include "execution/plan.h"
 #include "execution/validate_data.h"
-#include "kernels/row_bands.h"
+#include "execution/row_bands.h"
 #include "strategy/registry.h"
 #include "strategy/targets.h"
 #include "tests/test_util.h"
@@ -59,6 +59,11 @@ std::vector<KernelCase> SimdCases() {
   return cases;
 }
 
+// How the planner reaches an implementation's pixels.
+internal::PixelAccess AccessOf(const internal::Implementation& impl) {
+  return internal::AccessOf(impl.builtin[0], internal::ValuesIn<Layout>(impl.layouts).front());
+}
+
 // Target and layout of an implementation name.
 struct ImplInfo {
   std::string target;
@@ -92,13 +97,12 @@ std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Par
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return {};
   const internal::Threading threading = {forced.threads, nullptr};
-  internal::Plan plan = internal::MakeBandPlan(problem, impl.needs, threading, forced.band_rows);
+  internal::Plan plan = internal::MakeBandPlan(problem, AccessOf(impl), threading, forced.band_rows);
   plan.stream_output = forced.stream;
   plan.partial_in_output = forced.partial_in_output;
   internal::WorkingMemory memory;
-  const size_t dtype = static_cast<size_t>(params.dtype);
-  internal::ReserveWorkingMemory(problem, plan, impl.needs, memory);
-  internal::Execute(problem, plan, impl.builtin[dtype], impl.transpose[dtype], threading, memory);
+  internal::ReserveWorkingMemory(problem, plan, memory);
+  internal::Execute(problem, plan, impl.builtin, threading, memory);
   return WidenFrom(params.dtype, out.get(), out_size);
 }
 
@@ -249,8 +253,8 @@ TEST_P(KernelTest, NonFinitePixelsPropagateAsInTheReference) {
 TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
   const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
-  if (!impl->needs.band_transform) return;  // planar kernels only
-  ASSERT_NE(impl->transpose[static_cast<size_t>(Dtype())], nullptr) << "no transposer of the kernel's ISA";
+  if (AccessOf(*impl) != internal::PixelAccess::kStaged) return;  // planar kernels only
+  ASSERT_NE(impl->builtin[static_cast<size_t>(Dtype())].transpose, nullptr) << "no transposer of the kernel's ISA";
   std::mt19937 rng(23);
   Problem data = RandomProblem(&rng, 2, 19, 70, 90, 6, 1.0f);
   AddRoi(&data, 1, -3.0f, -2.0f, 88.0f, 69.0f);
@@ -295,7 +299,7 @@ TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
 TEST_P(KernelTest, PlanarBandPathWithMoreBinsThanTheBuffer) {
   const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
-  if (!impl->needs.band_transform) return;  // planar kernels only
+  if (AccessOf(*impl) != internal::PixelAccess::kStaged) return;  // planar kernels only
   std::mt19937 rng(31);
   Problem data = RandomProblem(&rng, 1, 64, 20, 24, 2, 1.0f);
   AddRoi(&data, 0, -2.0f, -1.0f, 23.0f, 19.0f);  // every band
@@ -321,7 +325,7 @@ TEST_P(KernelTest, PlanarBandPathWithMoreBinsThanTheBuffer) {
   }
 }
 
-// A map larger than a row band (kernels/row_bands.h) runs the channels-last kernels band by band; the results
+// A map larger than a row band (execution/row_bands.h) runs the channels-last kernels band by band; the results
 // match the reference and are the same bits for any thread count. 160 x 256 pixels of 256 bytes (64 floats or
 // 128 16-bit channels): 2 bands.
 TEST_P(KernelTest, RowBandsThroughRun) {
@@ -345,12 +349,12 @@ TEST_P(KernelTest, RowBandsThroughRun) {
       params.layout = InfoOf(Name()).layout;
       ASSERT_TRUE(internal::ValidateData(params, InputsOf(p, p.input.data()), out.data(), &checked).ok());
       const internal::ImplementationPtr impl = ImplementationNamed(Name());
-      const internal::Plan plan = internal::MakePlan(checked, impl->needs, {2, nullptr});
+      const internal::Plan plan = internal::MakePlan(checked, AccessOf(*impl), {2, nullptr});
       EXPECT_GT(plan.band_rows, 0);
       EXPECT_GT(plan.num_bands, 1);
       bool transforms = false;
       for (const internal::PlannedPass& pass : plan.passes) transforms |= pass.transform;
-      EXPECT_EQ(transforms, impl->needs.band_transform);
+      EXPECT_EQ(transforms, AccessOf(*impl) == internal::PixelAccess::kStaged);
     }
     Compare(p, params, false, 2, "two row bands");
     params.layout = InfoOf(Name()).layout;
@@ -365,7 +369,7 @@ TEST_P(KernelTest, RowBandsThroughRun) {
 TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
   const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
-  if (!impl->needs.row_bands) return;  // not a channels-last kernel
+  if (AccessOf(*impl) != internal::PixelAccess::kInPlace) return;  // not a channels-last kernel
   std::mt19937 rng(31);
   // 75 channels: every vector width runs its multi-vector loops, some bins are vector-aligned, and a tail remains.
   Problem data = RandomProblem(&rng, 2, 75, 30, 40, 6, 1.0f);

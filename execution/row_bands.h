@@ -1,11 +1,11 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Row bands for channels-last kernels. A large map does not fit in the last-level cache, and RoIs sorted by
-// their rows still reach across most of it, so every tap pixel would come from DRAM. The execution plan instead
-// runs all RoIs over one band of map rows at a time (a few MB, cache-resident); each RoI's bins take the sample
-// rows that fall in the band and keep a partial state between bands.
-#ifndef ROIALIGN_KERNELS_ROW_BANDS_H_
-#define ROIALIGN_KERNELS_ROW_BANDS_H_
+// Row bands: a large map does not fit in the last-level cache, and RoIs sorted by their rows still reach across
+// most of it, so every tap pixel would come from DRAM. The plan instead runs all RoIs over one band of map rows
+// at a time (a few MB, cache-resident); each bin takes the sample rows that fall in the band and keeps its
+// partial state between bands.
+#ifndef ROIALIGN_EXECUTION_ROW_BANDS_H_
+#define ROIALIGN_EXECUTION_ROW_BANDS_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -33,7 +33,7 @@ inline int64_t BandOfSampleRow(const AxisGeometry& gy, const AxisTap& t, int64_t
 // Whether a RoI's sample rows (taps[b * grid + i] for `pooled` bins) can be split by band, and its first and
 // last band. They can when the bands never decrease along the rows, so that each bin meets its rows band by band
 // in order (the first/last protocol); inverted boxes and empty grids run whole in band 0 instead. The planner
-// decides once per call and records the answer in the call's geometry (RoiSampling), which the kernels read.
+// decides once per call and records the answer in the call's geometry (RoiSampling).
 inline bool RoiBands(const AxisGeometry& gy, int64_t pooled, const AxisTap* taps, int64_t band_rows,
                      int64_t num_bands, int64_t* first, int64_t* last) {
   *first = *last = 0;
@@ -64,14 +64,7 @@ inline bool SampleRowsInBand(const AxisGeometry& gy, const AxisTap* taps, int64_
   return *begin < *end;
 }
 
-// The map rows that band `band`'s sample rows read: their upper taps, plus the row below for the lower taps.
-inline void BandMapRows(int64_t band, int64_t band_rows, int64_t num_bands, int64_t height, int64_t* begin,
-                        int64_t* end) {
-  *begin = band * band_rows;
-  *end = band == num_bands - 1 ? height : std::min(height, (band + 1) * band_rows + 1);
-}
-
 }  // namespace internal
 }  // namespace roialign
 
-#endif  // ROIALIGN_KERNELS_ROW_BANDS_H_
+#endif  // ROIALIGN_EXECUTION_ROW_BANDS_H_

@@ -1,9 +1,9 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Per-thread working memory of the kernels, sized before the parallel region so that the hot path never
-// allocates. The execution layer keeps it with the kernel between calls (execution/working_memory.h).
-#ifndef ROIALIGN_KERNELS_SCRATCH_H_
-#define ROIALIGN_KERNELS_SCRATCH_H_
+// Per-thread working memory of the drivers around the microkernel (pool_roi.cc), sized before the parallel region
+// so that the hot path never allocates; kept with the kernel between calls (working_memory.h).
+#ifndef ROIALIGN_EXECUTION_SCRATCH_H_
+#define ROIALIGN_EXECUTION_SCRATCH_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -17,13 +17,13 @@
 namespace roialign {
 namespace internal {
 
-// Pixels in a channels-last tile of a RoI's footprint (NCHW kernel). With one vector of channels per pixel this
+// Pixels in a channels-last tile of a RoI's footprint (staged maps). With one vector of channels per pixel this
 // is 256 KiB on AVX-512 (a quarter of a 1 MiB L2); the buffers are sized for 2048-bit SVE (64 lanes).
 inline constexpr size_t kTilePixels = 4096;
 inline constexpr size_t kTileFloats = kTilePixels * 64;
 
 struct Scratch {
-  std::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile or band
+  std::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile
   std::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
   std::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
   std::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
@@ -52,4 +52,4 @@ struct Scratch {
 }  // namespace internal
 }  // namespace roialign
 
-#endif  // ROIALIGN_KERNELS_SCRATCH_H_
+#endif  // ROIALIGN_EXECUTION_SCRATCH_H_

@@ -1,0 +1,127 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
+// The SIMD kernel of every layout, compiled once per Highway target: the bin microkernel (roi_align-inl.h) and
+// the writers the execution layer runs around it (bins to planes, block transposes, streaming copies). It reads
+// whatever channels-last pixels it is given: the map itself, a band or a tile the planner staged.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/pool_bin.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/kernel_descriptor.h"
+#include "kernels/roi_align-inl.h"
+#include "kernels/transpose-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace roialign {
+namespace internal {
+namespace HWY_NAMESPACE {
+
+template <typename TIn, typename TOut>
+void PoolBinOf(PoolMode mode, const BinTaps& bin, const ChannelRun& run) {
+  PoolBin(hn::ScalableTag<float>(), mode, static_cast<const TIn*>(run.in), static_cast<const TIn*>(run.end), bin,
+          run.channels, run.stream, run.partial, static_cast<TOut*>(run.out));
+}
+
+// One register tile's planes at a time: the stores then run along the planes (a RoI's output is one contiguous
+// block) instead of across n lines at once.
+template <typename T>
+void BinsToPlanesOf(const float* bins, int64_t count, int64_t bin_stride, int64_t n, void* planes,
+                    int64_t plane_stride) {
+  for (int64_t j = 0; j < n; j += kTransposeTileF32) {
+    TransposeTile(bins, bin_stride, plane_stride, 0, count, j, std::min(n, j + kTransposeTileF32),
+                  static_cast<T*>(planes));
+  }
+}
+
+template <typename T>  // float, or uint16_t for every 16-bit type (moved as bit patterns)
+void TransposeBlockOf(const void* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1, int64_t j0,
+                      int64_t j1, void* dst) {
+  TransposeTile(static_cast<const T*>(src), src_stride, dst_stride, i0, i1, j0, j1, static_cast<T*>(dst));
+}
+
+// Non-temporal stores for the whole vectors inside dst, ordinary ones for the edges, which may share a cache line
+// with another task's output.
+void StreamCopy(const void* src, int64_t count, void* dst) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t lanes = hn::Lanes(d8), bytes = static_cast<size_t>(count);
+  const uint8_t* from = static_cast<const uint8_t*>(src);
+  uint8_t* to = static_cast<uint8_t*>(dst);
+  const size_t head = std::min(bytes, (lanes - reinterpret_cast<uintptr_t>(to) % lanes) % lanes);
+  std::memcpy(to, from, head);
+  size_t i = head;
+  for (; i + lanes <= bytes; i += lanes) hn::Stream(hn::LoadU(d8, from + i), d8, to + i);
+  std::memcpy(to + i, from + i, bytes - i);
+}
+
+int64_t Lanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace internal
+}  // namespace roialign
+HWY_AFTER_NAMESPACE();
+
+namespace roialign {
+namespace internal {
+namespace HWY_NAMESPACE {
+// The portable fallback (EMU128, SCALAR) pools f32 only, a strategy decision (docs/semantics.md#dtypes): it is
+// the correctness fallback for CPUs without a SIMD target, and the generic reference serves the 16-bit dtypes.
+// Outside HWY_BEFORE_NAMESPACE, so compiled for the baseline: the registry calls it for every compiled target,
+// including those this CPU lacks.
+TargetKernel ThisTargetKernel() {
+  return {HWY_TARGET, PerDTypeTable<KernelFns>([](auto* type) {
+            using T = std::remove_pointer_t<decltype(type)>;
+            KernelFns f;
+            f.transpose = &TransposeBlockOf<std::conditional_t<sizeof(T) == 4, float, uint16_t>>;
+            if constexpr (!(HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) || std::is_same_v<T, float>) {
+              f.pool_bin = &PoolBinOf<T, T>;
+              f.pool_bin_f32 = &PoolBinOf<T, float>;
+              f.bins_to_planes = &BinsToPlanesOf<T>;
+              f.stream_copy = &StreamCopy;
+              f.lanes = &Lanes;
+            }
+            return f;
+          })};
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace internal
+}  // namespace roialign
+
+#if HWY_ONCE
+namespace roialign {
+namespace internal {
+
+HWY_EXPORT(ThisTargetKernel);
+
+// Every target this file compiled, best first, from Highway's own list (null where a target was not compiled; the
+// fallback may be a listed target, the static one).
+std::vector<TargetKernel> CompiledTargets() {
+  static TargetKernel (*const kMakers[])() = {HWY_CHOOSE_TARGET_LIST(ThisTargetKernel),
+                                              HWY_CHOOSE_FALLBACK(ThisTargetKernel)};
+  std::vector<TargetKernel> targets;
+  for (TargetKernel (*make)() : kMakers) {
+    if (make == nullptr) continue;
+    const TargetKernel t = make();
+    auto same = [&](const TargetKernel& other) { return other.hwy_target == t.hwy_target; };
+    if (std::none_of(targets.begin(), targets.end(), same)) targets.push_back(t);
+  }
+  return targets;
+}
+
+ROIALIGN_KERNEL_DESCRIPTOR(pool_bin) {
+  static const std::vector<TargetKernel> kTargets = CompiledTargets();
+  static const KernelDescriptor kDescriptor = {"roi_align", kTargets.data(), kTargets.size()};
+  return kDescriptor;
+}
+
+PerDType BestTargetFns() { return HWY_DYNAMIC_DISPATCH(ThisTargetKernel)().fns; }
+
+}  // namespace internal
+}  // namespace roialign
+#endif  // HWY_ONCE
