@@ -25,10 +25,10 @@ struct EnumTraits;
 template <>
 struct EnumTraits<Layout> {
   static constexpr const char* kWhat = "layout";
-  static constexpr std::array<const char*, 2> kNames = {"NCHW", "NHWC"};
+  static constexpr std::array<const char*, 5> kNames = {"NCHW", "NHWC", "NCHW4c", "NCHW8c", "NCHW16c"};
   // Channels per contiguous block (kernels/problem.h MapStrides); 0: all of them, channels last.
-  static constexpr std::array<int64_t, 2> kChannelBlock = {1, 0};
-  static_assert(static_cast<size_t>(Layout::kNHWC) + 1 == kNames.size(), "one name per Layout value");
+  static constexpr std::array<int64_t, 5> kChannelBlock = {1, 0, 4, 8, 16};
+  static_assert(static_cast<size_t>(Layout::kNCHW16c) + 1 == kNames.size(), "one name per Layout value");
 };
 template <>
 struct EnumTraits<DType> {
@@ -81,6 +81,15 @@ template <typename Enum>
 constexpr const char* EnumName(Enum e) {
   return IsKnown(e) ? EnumTraits<Enum>::kNames[static_cast<size_t>(e)] : "?";
 }
+
+// Channels a tensor of `channels` holds in memory: blocked layouts pad the last block to the block size.
+constexpr int64_t StoredChannels(Layout layout, int64_t channels) {
+  const int64_t block = EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)];
+  return block > 1 ? (channels + block - 1) / block * block : channels;
+}
+
+// Whether a layout keeps channels in blocks of a fixed size > 1 (NCHW4c, NCHW8c, NCHW16c).
+constexpr bool IsBlocked(Layout layout) { return EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)] > 1; }
 
 // Bytes per element of a (known) dtype.
 constexpr int64_t BytesOf(DType dtype) { return EnumTraits<DType>::kBytes[static_cast<size_t>(dtype)]; }

@@ -25,7 +25,7 @@
 
 /* The version of this header; roialign_version() gives the library's. */
 #define ROIALIGN_VERSION_MAJOR 1
-#define ROIALIGN_VERSION_MINOR 0
+#define ROIALIGN_VERSION_MINOR 1
 #define ROIALIGN_VERSION_PATCH 0
 #define ROIALIGN_VERSION (ROIALIGN_VERSION_MAJOR * 10000 + ROIALIGN_VERSION_MINOR * 100 + ROIALIGN_VERSION_PATCH)
 
@@ -41,7 +41,17 @@ typedef enum {
   ROIALIGN_INTERNAL = 4
 } roialign_status;
 
-typedef enum { ROIALIGN_LAYOUT_NCHW = 0, ROIALIGN_LAYOUT_NHWC = 1 } roialign_layout;
+/* NCHW [N][C][H][W] and NHWC [N][H][W][C]; the channel-blocked layouts NCHW4c, NCHW8c and NCHW16c are
+ * [N][ceil(C/b)][H][W][b] for b = 4, 8, 16 (oneDNN's nChw8c/nChw16c, TVM's NCHW[x]c, MNN's NC4HW4): the padded
+ * lanes of the last block (C not a multiple of b) are never read into a result, and are written as 0 in the output
+ * (docs/semantics.md). Since 1.1. */
+typedef enum {
+  ROIALIGN_LAYOUT_NCHW = 0,
+  ROIALIGN_LAYOUT_NHWC = 1,
+  ROIALIGN_LAYOUT_NCHW4C = 2,
+  ROIALIGN_LAYOUT_NCHW8C = 3,
+  ROIALIGN_LAYOUT_NCHW16C = 4
+} roialign_layout;
 typedef enum { ROIALIGN_DTYPE_F32 = 0, ROIALIGN_DTYPE_F16 = 1, ROIALIGN_DTYPE_BF16 = 2 } roialign_dtype;
 typedef enum { ROIALIGN_POOL_AVG = 0, ROIALIGN_POOL_MAX = 1, ROIALIGN_POOL_MAX_ONNX = 2 } roialign_pool_mode;
 typedef enum {

@@ -26,7 +26,13 @@ enum class StatusCode : int {
   kOutOfMemory = ROIALIGN_OUT_OF_MEMORY,
   kInternal = ROIALIGN_INTERNAL,
 };
-enum class Layout : int { kNCHW = ROIALIGN_LAYOUT_NCHW, kNHWC = ROIALIGN_LAYOUT_NHWC };
+enum class Layout : int {
+  kNCHW = ROIALIGN_LAYOUT_NCHW,
+  kNHWC = ROIALIGN_LAYOUT_NHWC,
+  kNCHW4c = ROIALIGN_LAYOUT_NCHW4C,
+  kNCHW8c = ROIALIGN_LAYOUT_NCHW8C,
+  kNCHW16c = ROIALIGN_LAYOUT_NCHW16C
+};
 enum class DType : int { kF32 = ROIALIGN_DTYPE_F32, kF16 = ROIALIGN_DTYPE_F16, kBF16 = ROIALIGN_DTYPE_BF16 };
 enum class PoolMode : int { kAvg = ROIALIGN_POOL_AVG, kMax = ROIALIGN_POOL_MAX, kMaxOnnx = ROIALIGN_POOL_MAX_ONNX };
 enum class CoordinateMode : int {
