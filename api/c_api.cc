@@ -268,7 +268,11 @@ roialign::Status DenseData(const roialign_map& map, int64_t batch, int64_t chann
   const int64_t* s = map.strides;
   if (s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0) return roialign::Status::Ok();
   const bool nhwc = layout == roialign::Layout::kNHWC;
-  const int64_t extent[4] = {batch, nhwc ? map.height : channels, nhwc ? map.width : map.height,
+  // Blocked layouts: the dimensions n, channel block, h, w, each step moving whole blocks of `unit` elements.
+  const int64_t unit = std::max<int64_t>(
+      1, roialign::internal::EnumTraits<roialign::Layout>::kChannelBlock[static_cast<size_t>(layout)]);
+  const int64_t blocks = unit > 1 ? (channels + unit - 1) / unit : channels;
+  const int64_t extent[4] = {batch, nhwc ? map.height : blocks, nhwc ? map.width : map.height,
                              nhwc ? channels : map.width};
   for (int d = 0; d < 4; ++d) {
     if (s[d] < 0) {
@@ -280,7 +284,7 @@ roialign::Status DenseData(const roialign_map& map, int64_t batch, int64_t chann
     return roialign::Status::Ok();
   }
   // The dense strides, and the farthest element the view reaches (overflow-checked).
-  int64_t dense[4] = {0, 0, 0, 1}, elements = 1, last = 0;
+  int64_t dense[4] = {0, 0, 0, unit}, elements = unit, last = 0;
   for (int d = 3; d >= 0; --d) {
     dense[d] = elements;
     int64_t reach = 0;
@@ -291,6 +295,7 @@ roialign::Status DenseData(const roialign_map& map, int64_t batch, int64_t chann
   }
   if (s[0] == dense[0] && s[1] == dense[1] && s[2] == dense[2] && s[3] == dense[3]) return roialign::Status::Ok();
   const auto bytes = static_cast<size_t>(roialign::internal::BytesOf(dtype));
+  const size_t unit_bytes = static_cast<size_t>(unit) * bytes;
   if (elements > PTRDIFF_MAX / static_cast<int64_t>(bytes)) {
     return Invalid(std::string(what) + " has more elements than memory can hold");
   }
@@ -301,12 +306,12 @@ roialign::Status DenseData(const roialign_map& map, int64_t batch, int64_t chann
     for (int64_t i1 = 0; i1 < extent[1]; ++i1) {
       for (int64_t i2 = 0; i2 < extent[2]; ++i2) {
         const unsigned char* row = src + static_cast<size_t>(i0 * s[0] + i1 * s[1] + i2 * s[2]) * bytes;
-        if (s[3] == 1) {
-          std::memcpy(dst, row, static_cast<size_t>(extent[3]) * bytes);
-          dst += static_cast<size_t>(extent[3]) * bytes;
+        if (s[3] == unit) {
+          std::memcpy(dst, row, static_cast<size_t>(extent[3]) * unit_bytes);
+          dst += static_cast<size_t>(extent[3]) * unit_bytes;
         } else {
-          for (int64_t i3 = 0; i3 < extent[3]; ++i3, dst += bytes) {
-            std::memcpy(dst, row + static_cast<size_t>(i3 * s[3]) * bytes, bytes);
+          for (int64_t i3 = 0; i3 < extent[3]; ++i3, dst += unit_bytes) {
+            std::memcpy(dst, row + static_cast<size_t>(i3 * s[3]) * bytes, unit_bytes);
           }
         }
       }
@@ -491,6 +496,7 @@ roialign_status roialign_query_target(const char* target, roialign_target_info* 
     out.v.pool_modes = roialign::internal::MaskOf(t.pool_modes);
     out.v.coordinate_modes = roialign::internal::MaskOf(t.coordinate_modes);
     out.v.preferred_layout = static_cast<roialign_layout>(t.preferred_layout);
+    out.v.preferred_block = t.preferred_block;
     // Only what the caller's struct holds; fields this library does not know keep the caller's values.
     std::memcpy(static_cast<void*>(info), &out, std::min<size_t>(size, sizeof(out)));
     return s;

@@ -85,7 +85,8 @@ constexpr const char* EnumName(Enum e) {
 // Channels a tensor of `channels` holds in memory: blocked layouts pad the last block to the block size.
 constexpr int64_t StoredChannels(Layout layout, int64_t channels) {
   const int64_t block = EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)];
-  return block > 1 ? (channels + block - 1) / block * block : channels;
+  // Counts within a block of INT64_MAX stay as they are: validation refuses them as overflowing anyway.
+  return block > 1 && channels <= INT64_MAX - block ? (channels + block - 1) / block * block : channels;
 }
 
 // Whether a layout keeps channels in blocks of a fixed size > 1 (NCHW4c, NCHW8c, NCHW16c).

@@ -210,6 +210,7 @@ struct TargetInfo {
   std::vector<PoolMode> pool_modes;
   std::vector<CoordinateMode> coordinate_modes;
   Layout preferred_layout = Layout::kNCHW;  // the layout of its highest-priority implementation
+  int32_t preferred_block = 0;  // the blocked layout's block that matches its f32 vectors; 0: no vectors
 };
 Status QueryTarget(const std::string& target, TargetInfo* info);
 

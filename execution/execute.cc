@@ -22,8 +22,7 @@ void ReserveWorkingMemory(const Problem& problem, const Plan& plan, WorkingMemor
   for (size_t t = 0; t < static_cast<size_t>(plan.threads); ++t) memory.per_thread[t].Prepare(problem, tiles);
   memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
   if (!plan.partial_in_output) {
-    memory.partial.Reserve(static_cast<size_t>(problem.num_rois * problem.channels * problem.params.pooled_height *
-                                               problem.params.pooled_width));
+    memory.partial.Reserve(static_cast<size_t>(OutputElements(problem)));
   }
 }
 
@@ -37,8 +36,7 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
   PassContext ctx = {&problem, &plan, nullptr, &f, &fns[static_cast<size_t>(DType::kF32)],
                      static_cast<float*>(problem.output), nullptr};
   if (!plan.partial_in_output) {
-    assert(memory.partial.size() >=
-           static_cast<size_t>(problem.num_rois * C * problem.params.pooled_height * problem.params.pooled_width));
+    assert(memory.partial.size() >= static_cast<size_t>(OutputElements(problem)));
     ctx.partial = memory.partial.data();
   }
   const int64_t block_size = plan.channels_per_task, num_blocks = plan.channel_blocks;
@@ -58,6 +56,7 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
     ParallelFor(n * num_blocks, plan.threads, threading, [&](int64_t task, int slot) {
       const int64_t block = task / n, k = rois[static_cast<size_t>(task % n)];
       const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
+      if (c_end == C) ZeroPaddedLanes(problem, k);
       if (f.whole_rois != nullptr) return f.whole_rois(problem, k, k + 1, c_begin, c_end);
       PoolRoi(ctx, k, c_begin, c_end, memory.per_thread[static_cast<size_t>(slot)]);
     });

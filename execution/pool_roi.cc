@@ -64,9 +64,15 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
   const unsigned char* const input = static_cast<const unsigned char*>(p.input);
   ChannelRun run = {input + map.Offset(roi.batch, c_begin, 0, 0) * bytes, input + p.batch * map.image * bytes,
                     c_end - c_begin, nullptr, nullptr, ctx.plan->stream_output};
-  // Sample rows per chunk: each sample reads 4 pixels. Sized from the pixel, not from this task's channels, so
-  // that chunking (which changes AVG's rounding) never depends on how threads split the channels.
-  const int64_t sample_row_bytes = std::max<int64_t>(1, gw * 4 * map.pixel * bytes);
+  if (IsBlocked(p.params.layout)) {
+    run.block = map.block;
+    run.in_block_stride = map.planes;
+    run.out_block_stride = out.planes;
+  }
+  // Sample rows per chunk: each sample reads 4 pixels. Sized from all the pixel's channels, not from this task's
+  // (nor from a block's), so that chunking (which changes AVG's rounding) never depends on how threads split the
+  // channels, and a blocked map gives NHWC's bits.
+  const int64_t sample_row_bytes = std::max<int64_t>(1, gw * 4 * p.channels * bytes);
   const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / sample_row_bytes);
   // AVG only: the call has no runs in the other pool modes (and an offset from their null data is undefined).
   const TapRun* runs = p.params.pool_mode == PoolMode::kAvg ? g.runs.data() + roi.runs : nullptr;
@@ -343,6 +349,17 @@ void PoolFromBand(const Staged& w) {
 }
 
 }  // namespace
+
+void ZeroPaddedLanes(const Problem& p, int64_t k) {
+  const int64_t C = p.channels, PH = p.params.pooled_height, PW = p.params.pooled_width;
+  const MapStrides out = StridesOf(p.params.layout, C, PH, PW);
+  const int64_t used = C % out.block, bytes = BytesOf(p.params.dtype);
+  if (!IsBlocked(p.params.layout) || used == 0) return;
+  unsigned char* const block = static_cast<unsigned char*>(p.output) + out.Offset(k, C - used, 0, 0) * bytes;
+  for (int64_t bin = 0; bin < PH * PW; ++bin) {
+    std::memset(block + (bin * out.pixel + used) * bytes, 0, static_cast<size_t>((out.block - used) * bytes));
+  }
+}
 
 void PoolRoi(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch) {
   if (ctx.plan->access == PixelAccess::kInPlace) {

@@ -31,6 +31,10 @@ struct PassContext {
 // its own scratch.
 void PoolRoi(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
 
+// Blocked layouts: writes 0 to the padded lanes of RoI k's last channel block (C not a multiple of the block), as
+// oneDNN does, so that a consumer may read whole blocks.
+void ZeroPaddedLanes(const Problem& p, int64_t k);
+
 }  // namespace internal
 }  // namespace roialign
 

@@ -141,7 +141,8 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
       ReserveWorkingMemory(problems[l], plans[l], memory.get());
     }
     // Everything is allocated: from here on the output is written.
-    const size_t roi_bytes = static_cast<size_t>(in.channels * mp.params.pooled_height * mp.params.pooled_width *
+    const size_t roi_bytes = static_cast<size_t>(StoredChannels(mp.params.layout, in.channels) *
+                                                 mp.params.pooled_height * mp.params.pooled_width *
                                                  BytesOf(mp.params.dtype));
     for (int64_t i = begin[L]; i < K; ++i) {  // zero is +0.0 in every dtype
       std::memset(static_cast<unsigned char*>(output) + static_cast<size_t>(order[static_cast<size_t>(i)]) * roi_bytes,

@@ -46,10 +46,11 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
   }
   int64_t input_elements = 0, output_elements = 0, roi_elements = 0;
   const int64_t element_bytes = BytesOf(params.dtype);
-  if (!ElementCount({N, C, H, W}, &input_elements, element_bytes)) {
+  const int64_t stored = StoredChannels(params.layout, C);  // blocked layouts pad the last block
+  if (!ElementCount({N, stored, H, W}, &input_elements, element_bytes)) {
     return Invalid("input shape overflows: its byte size is too large");
   }
-  if (!ElementCount({K, C, params.pooled_height, params.pooled_width}, &output_elements, element_bytes)) {
+  if (!ElementCount({K, stored, params.pooled_height, params.pooled_width}, &output_elements, element_bytes)) {
     return Invalid("output shape overflows: its byte size is too large");
   }
   if (!ElementCount({K, in.batch_indices ? 4 : 5}, &roi_elements)) return Invalid("num_rois overflows");

@@ -51,6 +51,9 @@ struct ChannelRun {
   float* partial;
   void* out;
   bool stream;  // finished full vectors may bypass the cache; the caller calls hwy::FlushStream
+  // Blocked maps read in place (NCHW4c/8c/16c): channels in blocks of `block` (a power of two; 0: contiguous),
+  // consecutive blocks in_block_stride (map) and out_block_stride (partial state and output) elements apart.
+  int64_t block = 0, in_block_stride = 0, out_block_stride = 0;
 };
 // The microkernel: pools one bin (or a piece of it, BinTaps) over a run of channels, finishing it in the map's
 // type (pool_bin) or in f32 (pool_bin_f32, for staged bins that are transposed afterwards).

@@ -24,8 +24,24 @@ namespace HWY_NAMESPACE {
 
 template <typename TIn, typename TOut>
 void PoolBinOf(PoolMode mode, const BinTaps& bin, const ChannelRun& run) {
-  PoolBin(hn::ScalableTag<float>(), mode, static_cast<const TIn*>(run.in), static_cast<const TIn*>(run.end), bin,
-          run.channels, run.stream, run.partial, static_cast<TOut*>(run.out));
+  const TIn* const in = static_cast<const TIn*>(run.in);
+  const TIn* const end = static_cast<const TIn*>(run.end);
+  TOut* const out = static_cast<TOut*>(run.out);
+  const hn::ScalableTag<float> d;
+  if constexpr (std::is_same_v<TIn, TOut>) {  // blocked maps are read in place, never staged
+    if (run.block != 0) {
+      const Blocked ch = {static_cast<int64_t>(hwy::FloorLog2(static_cast<uint64_t>(run.block))), run.in_block_stride,
+                          run.out_block_stride};
+      auto pool = [&](auto dv) { PoolBin(dv, mode, in, end, bin, ch, run.channels, run.stream, run.partial, out); };
+      // Vectors no wider than a block (NCHW4c on AVX2, NCHW4c and 8c on AVX-512 and wide SVE).
+      if (run.block % static_cast<int64_t>(hn::Lanes(d)) == 0) return pool(d);
+      if constexpr (hn::MaxLanes(d) > 8) {
+        if (run.block % 8 == 0) return pool(hn::CappedTag<float, 8>());
+      }
+      if constexpr (hn::MaxLanes(d) > 4) return pool(hn::CappedTag<float, 4>());
+    }
+  }
+  PoolBin(d, mode, in, end, bin, Contiguous(), run.channels, run.stream, run.partial, out);
 }
 
 // One register tile's planes at a time: the stores then run along the planes (a RoI's output is one contiguous

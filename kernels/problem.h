@@ -36,6 +36,11 @@ struct Problem {
 inline int64_t RunCount(const Problem& p) { return p.roi_subset ? p.subset_size : p.num_rois; }
 inline int64_t RunRoi(const Problem& p, int64_t i) { return p.roi_subset ? p.roi_subset[i] : i; }
 
+// Elements of the output, padded lanes of a blocked layout included.
+inline int64_t OutputElements(const Problem& p) {
+  return p.num_rois * StoredChannels(p.params.layout, p.channels) * p.params.pooled_height * p.params.pooled_width;
+}
+
 // Where a layout puts element (b, c, y, x) of an [N, C, H, W] tensor: channels in blocks of `block` contiguous
 // ones (1: planar, C: channels last), at b * image + (c / block) * planes + y * row + x * pixel + c % block.
 // Maps and outputs ([K, C, PH, PW]) alike; the layout table (core/enums.h) is the one source.

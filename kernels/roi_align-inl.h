@@ -65,13 +65,28 @@ HWY_INLINE V LargerNumber(V x, V y) {
   return hn::IfThenElse(hn::Or(hn::Lt(x, y), hn::IsNaN(x)), y, x);
 }
 
+// Where channel x of a run lies, for loads (In) and for the partial state and output (Out). Contiguous: at x.
+// Blocked (NCHW4c/8c/16c maps read in place): in blocks of 2^shift channels, consecutive blocks in_stride (map)
+// and out_stride (output) elements apart. The vectors are no wider than a block, so none straddles two.
+struct Contiguous {
+  static constexpr bool kBlocked = false;
+  int64_t In(int64_t x) const { return x; }
+  int64_t Out(int64_t x) const { return x; }
+};
+struct Blocked {
+  static constexpr bool kBlocked = true;
+  int64_t shift, in_stride, out_stride;
+  int64_t In(int64_t x) const { return (x >> shift) * in_stride + (x & ((int64_t{1} << shift) - 1)); }
+  int64_t Out(int64_t x) const { return (x >> shift) * out_stride + (x & ((int64_t{1} << shift) - 1)); }
+};
+
 // Loads a vector of channels at p: a full one when `Safe` (the bin's bounds check passed), else the n valid lanes.
 template <bool Safe, class D, typename T>
 HWY_INLINE hn::Vec<D> LoadChannels(D d, const T* p, size_t n, const T* end) {
   return Safe ? LoadWide(d, p) : LoadPartial(d, p, n, end);
 }
 
-// One sample's step of one vector of channels at offset c for the MAX modes: its four taps are t[0, 4), and the
+// One sample's step of one vector of channels at element offset c for the MAX modes: its four taps are t[0, 4), and the
 // running maximum is in acc. A weight of 0 on an infinite pixel makes the sample (MAX) or the tap (MAX_ONNX) NaN,
 // which then does not count.
 template <PoolMode M, bool Safe, class D, class V, typename T>
@@ -91,11 +106,12 @@ HWY_INLINE void MaxStep(D d, V& acc, const T* in, const PixelTap* t, int64_t c, 
 // Folds the samples of `b` into the running maxima of U (1 or 4) vectors of channels starting at c; the last
 // vector holds `tail` valid lanes. The state is in separate vectors (SVE vectors cannot be array elements or
 // struct members). A sample outside the map counts as 0.
-template <PoolMode M, int U, bool Safe, class D, class V, typename T>
-HWY_INLINE void MaxSamples(D d, const T* in, const BinTaps& b, int64_t c, size_t tail, const T* end, V& a0, V& a1,
-                           V& a2, V& a3) {
+template <PoolMode M, int U, bool Safe, class D, class V, typename T, class Ch>
+HWY_INLINE void MaxSamples(D d, const T* in, const BinTaps& b, const Ch& ch, int64_t c, size_t tail, const T* end,
+                           V& a0, V& a1, V& a2, V& a3) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t n = U == 1 ? tail : static_cast<size_t>(lanes);
+  const int64_t c0 = ch.In(c), c1 = ch.In(c + lanes), c2 = ch.In(c + 2 * lanes), c3 = ch.In(c + 3 * lanes);
   for (int64_t i = 0; i < b.count; i += 4) {
     const PixelTap* t = b.taps + i;
     if (t[0].offset == kOutsideTap) {
@@ -107,11 +123,11 @@ HWY_INLINE void MaxSamples(D d, const T* in, const BinTaps& b, int64_t c, size_t
       }
       continue;
     }
-    MaxStep<M, Safe>(d, a0, in, t, c, n, end);
+    MaxStep<M, Safe>(d, a0, in, t, c0, n, end);
     if (U > 1) {
-      MaxStep<M, Safe>(d, a1, in, t, c + lanes, n, end);
-      MaxStep<M, Safe>(d, a2, in, t, c + 2 * lanes, n, end);
-      MaxStep<M, Safe>(d, a3, in, t, c + 3 * lanes, n, end);
+      MaxStep<M, Safe>(d, a1, in, t, c1, n, end);
+      MaxStep<M, Safe>(d, a2, in, t, c2, n, end);
+      MaxStep<M, Safe>(d, a3, in, t, c3, n, end);
     }
   }
 }
@@ -120,16 +136,23 @@ HWY_INLINE void MaxSamples(D d, const T* in, const BinTaps& b, int64_t c, size_t
 // (lower half) and 2i + 1 (upper half), so a shift and a mask widen 2 * Lanes channels into their even and odd
 // channels, one operation per f32 vector instead of a lane-crossing zero extension plus a shift. The pass's
 // accumulators then hold (even, odd) pairs; every channel still sees the same chain of operations.
-template <typename T, int U>
-constexpr bool kPairedBF16 = std::is_same<T, hwy::bfloat16_t>::value && U == 8;
+template <typename T, int U, class Ch = Contiguous>
+constexpr bool kPairedBF16 = std::is_same<T, hwy::bfloat16_t>::value && U == 8 && !Ch::kBlocked;
 
-// Loads U (8, 4 or 1) vectors of channels at p and adds w times each to its own accumulator (AVG); paired BF16:
-// the even and odd channels of 4 vectors of patterns into (a0, a1), ..., (a6, a7).
-template <bool Safe, int U, class D, class V, typename T>
-HWY_INLINE void MergedStep(D d, V w, const T* p, size_t tail, const T* end, V& a0, V& a1, V& a2, V& a3,
-                           V& a4, V& a5, V& a6, V& a7) {
+// The element offsets of a pass's U vectors from its first, [0] = 0.
+template <int U, class D, class Ch>
+HWY_INLINE void VectorOffsets(D d, const Ch& ch, int64_t c, int64_t* o) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  if constexpr (kPairedBF16<T, U>) {
+  for (int i = 0; i < U; ++i) o[i] = ch.In(c + i * lanes) - ch.In(c);
+}
+
+// Loads U (8, 4 or 1) vectors of channels at p + o[i] and adds w times each to its own accumulator (AVG); paired
+// BF16: the even and odd channels of 4 vectors of patterns into (a0, a1), ..., (a6, a7).
+template <bool Safe, int U, class Ch, class D, class V, typename T>
+HWY_INLINE void MergedStep(D d, V w, const T* p, const int64_t* o, size_t tail, const T* end, V& a0, V& a1, V& a2,
+                           V& a3, V& a4, V& a5, V& a6, V& a7) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  if constexpr (kPairedBF16<T, U, Ch>) {
     // Eight full vectors of a pixel's channels never reach past the end of the data (only tails can), so these
     // loads need no bounds check.
     const hn::RebindToUnsigned<D> du;
@@ -148,7 +171,8 @@ HWY_INLINE void MergedStep(D d, V w, const T* p, size_t tail, const T* end, V& a
     return;
   }
   const size_t n = U == 1 ? tail : hn::Lanes(d);
-  auto load = [&](int64_t i) { return LoadChannels<Safe>(d, p + i * lanes, n, end); };
+  // Contiguous runs: the offsets are i * lanes, known here, so the blocked form costs them nothing.
+  auto load = [&](int64_t i) { return LoadChannels<Safe>(d, p + (Ch::kBlocked ? o[i] : i * lanes), n, end); };
   a0 = hn::MulAdd(w, load(0), a0);
   if (U >= 4) {
     a1 = hn::MulAdd(w, load(1), a1);
@@ -166,15 +190,18 @@ HWY_INLINE void MergedStep(D d, V w, const T* p, size_t tail, const T* end, V& a
 // AVG of U vectors of channels at c over a bin's taps: each distinct pixel is read once, in the order the driver
 // laid them out, into one chain per vector, so every channel sees the same arithmetic whichever U handles it
 // (results do not depend on how threads split channels).
-template <int U, bool Safe, class D, class V, typename T>
-HWY_INLINE void AccumulateTaps(D d, const T* in, const BinTaps& b, int64_t c, size_t tail, const T* end, V& a0,
-                               V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7) {
-  const T* const base = in + c;
+template <int U, bool Safe, class D, class V, typename T, class Ch>
+HWY_INLINE void AccumulateTaps(D d, const T* in, const BinTaps& b, const Ch& ch, int64_t c, size_t tail, const T* end,
+                               V& a0, V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7) {
+  const T* const base = in + ch.In(c);
+  int64_t o[U];
+  VectorOffsets<U>(d, ch, c, o);
   for (const PixelTap* r = b.taps; r != b.taps + b.count; ++r) {
     const T* const row = base + r->offset;
     const float wy = r->weight;
     for (const PixelTap* t = b.cols; t != b.cols + b.nx; ++t) {
-      MergedStep<Safe, U>(d, hn::Set(d, wy * t->weight), row + t->offset, tail, end, a0, a1, a2, a3, a4, a5, a6, a7);
+      MergedStep<Safe, U, Ch>(d, hn::Set(d, wy * t->weight), row + t->offset, o, tail, end, a0, a1, a2, a3, a4, a5, a6,
+                              a7);
     }
   }
 }
@@ -207,38 +234,39 @@ HWY_INLINE void WriteTail(D d, V v, V scale, float* partial, TOut* out, int64_t 
   StorePartial(d, Finished<F>(v, scale), out + c, n);
 }
 
-// Writes U (4 or 8) vectors of a bin's channels starting at c, a0 first.
-template <Finish F, bool Stream, int U, class D, class V, typename TOut>
-HWY_INLINE void WriteVectors(D d, V scale, float* partial, TOut* out, int64_t c, V a0, V a1, V a2, V a3, V a4, V a5,
-                             V a6, V a7) {
+// Writes U (4 or 8) vectors of a bin's channels starting at channel c, a0 first.
+template <Finish F, bool Stream, int U, class D, class V, typename TOut, class Ch>
+HWY_INLINE void WriteVectors(D d, V scale, float* partial, TOut* out, const Ch& ch, int64_t c, V a0, V a1, V a2, V a3,
+                             V a4, V a5, V a6, V a7) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  WriteVector<F, Stream>(d, a0, scale, partial, out, c);
-  WriteVector<F, Stream>(d, a1, scale, partial, out, c + lanes);
-  WriteVector<F, Stream>(d, a2, scale, partial, out, c + 2 * lanes);
-  WriteVector<F, Stream>(d, a3, scale, partial, out, c + 3 * lanes);
+  WriteVector<F, Stream>(d, a0, scale, partial, out, ch.Out(c));
+  WriteVector<F, Stream>(d, a1, scale, partial, out, ch.Out(c + lanes));
+  WriteVector<F, Stream>(d, a2, scale, partial, out, ch.Out(c + 2 * lanes));
+  WriteVector<F, Stream>(d, a3, scale, partial, out, ch.Out(c + 3 * lanes));
   if (U == 8) {
-    WriteVector<F, Stream>(d, a4, scale, partial, out, c + 4 * lanes);
-    WriteVector<F, Stream>(d, a5, scale, partial, out, c + 5 * lanes);
-    WriteVector<F, Stream>(d, a6, scale, partial, out, c + 6 * lanes);
-    WriteVector<F, Stream>(d, a7, scale, partial, out, c + 7 * lanes);
+    WriteVector<F, Stream>(d, a4, scale, partial, out, ch.Out(c + 4 * lanes));
+    WriteVector<F, Stream>(d, a5, scale, partial, out, ch.Out(c + 5 * lanes));
+    WriteVector<F, Stream>(d, a6, scale, partial, out, ch.Out(c + 6 * lanes));
+    WriteVector<F, Stream>(d, a7, scale, partial, out, ch.Out(c + 7 * lanes));
   }
 }
 
 // AVG of channels [0, channels) of one bin with F and Stream fixed. Eight vectors per pass: eight independent FMA
 // chains cover the FMA latency and halve the passes (and the per-tap weight broadcasts) of four; 8 accumulators +
 // weight + load fit 16-register ISAs.
-template <Finish F, bool Stream, class D, typename TIn, typename TOut>
-HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, int64_t channels, hn::Vec<D> scale,
-                          float* partial, TOut* out) {
+template <Finish F, bool Stream, class D, typename TIn, typename TOut, class Ch>
+HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& ch, int64_t channels,
+                          hn::Vec<D> scale, float* partial, TOut* out) {
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool first = b.first;
-  auto start = [&](int64_t c) { return first ? hn::Zero(d) : hn::LoadU(d, partial + c); };
+  auto start = [&](int64_t c) { return first ? hn::Zero(d) : hn::LoadU(d, partial + ch.Out(c)); };
+  constexpr bool kPaired = kPairedBF16<TIn, 8, Ch>;
   int64_t c = 0;
   for (; c + 8 * lanes <= channels; c += 8 * lanes) {
     V a0, a1, a2, a3, a4, a5, a6, a7;
-    if constexpr (kPairedBF16<TIn, 8>) {
+    if constexpr (kPaired) {
       // The partial state stays in natural order, de-interleaved on the way in and interleaved on the way out.
       auto start_pair = [&](int64_t k, V& even, V& odd) {
         if (first) {
@@ -255,8 +283,8 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
       a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
       a4 = start(c + 4 * lanes), a5 = start(c + 5 * lanes), a6 = start(c + 6 * lanes), a7 = start(c + 7 * lanes);
     }
-    AccumulateTaps<8, true>(d, in, b, c, full, end, a0, a1, a2, a3, a4, a5, a6, a7);
-    if constexpr (kPairedBF16<TIn, 8>) {
+    AccumulateTaps<8, true>(d, in, b, ch, c, full, end, a0, a1, a2, a3, a4, a5, a6, a7);
+    if constexpr (kPaired) {
       auto write_pair = [&](V even, V odd, int64_t k) {
         if (F == Finish::kPartial) return hn::StoreInterleaved2(even, odd, d, partial + k);
           PutPair(d, Finished<F>(even, scale), Finished<F>(odd, scale), out + k, Stream);
@@ -266,32 +294,33 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
       write_pair(a4, a5, c + 4 * lanes);
       write_pair(a6, a7, c + 6 * lanes);
     } else {
-      WriteVectors<F, Stream, 8>(d, scale, partial, out, c, a0, a1, a2, a3, a4, a5, a6, a7);
+      WriteVectors<F, Stream, 8>(d, scale, partial, out, ch, c, a0, a1, a2, a3, a4, a5, a6, a7);
     }
   }
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes), unused = a0;
-    AccumulateTaps<4, true>(d, in, b, c, full, end, a0, a1, a2, a3, unused, unused, unused, unused);
-    WriteVectors<F, Stream, 4>(d, scale, partial, out, c, a0, a1, a2, a3, a0, a0, a0, a0);
+    AccumulateTaps<4, true>(d, in, b, ch, c, full, end, a0, a1, a2, a3, unused, unused, unused, unused);
+    WriteVectors<F, Stream, 4>(d, scale, partial, out, ch, c, a0, a1, a2, a3, a0, a0, a0, a0);
   }
   const int64_t max_offset = c < channels ? MaxOffset(b) : 0;
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V a0 = first ? hn::Zero(d) : LoadPartial(d, partial + c, n, partial + channels), unused = a0;
+    const float* const partial_end = Ch::kBlocked ? partial + ch.Out(c) + n : partial + channels;
+    V a0 = first ? hn::Zero(d) : LoadPartial(d, partial + ch.Out(c), n, partial_end), unused = a0;
     // One bounds check per bin: only the tail's full-vector loads can reach past the data.
-    if (in + max_offset + c + lanes <= end) {
-      AccumulateTaps<1, true>(d, in, b, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
+    if (in + max_offset + ch.In(c) + lanes <= end) {
+      AccumulateTaps<1, true>(d, in, b, ch, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
     } else {
-      AccumulateTaps<1, false>(d, in, b, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
+      AccumulateTaps<1, false>(d, in, b, ch, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
     }
-    WriteTail<F>(d, a0, scale, partial, out, c, n);
+    WriteTail<F>(d, a0, scale, partial, out, ch.Out(c), n);
   }
 }
 
 // AVG of channels [0, channels) of one bin, with PoolBinMax's first/last protocol.
-template <class D, typename TIn, typename TOut>
-HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& b, int64_t channels, bool stream,
-                             float* partial, TOut* out) {
+template <class D, typename TIn, typename TOut, class Ch>
+HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& ch, int64_t channels,
+                             bool stream, float* partial, TOut* out) {
   const int64_t samples = b.samples;
   // Dividing by 2^k and multiplying by 2^-k round the same exact quotient once, so they give the same bits; a
   // power-of-two count (every 2x2 or 4x4 grid) multiplies, as a vector division's throughput is an order of
@@ -304,12 +333,12 @@ HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& 
   const bool streaming = stream && IsVectorAligned(d, reinterpret_cast<const float*>(out));
   auto run = [&](auto finish) {
     if (streaming) {
-      AvgPasses<decltype(finish)::value, true>(d, in, end, b, channels, scale, partial, out);
+      AvgPasses<decltype(finish)::value, true>(d, in, end, b, ch, channels, scale, partial, out);
     } else {
-      AvgPasses<decltype(finish)::value, false>(d, in, end, b, channels, scale, partial, out);
+      AvgPasses<decltype(finish)::value, false>(d, in, end, b, ch, channels, scale, partial, out);
     }
   };
-  if (!b.last) return AvgPasses<Finish::kPartial, false>(d, in, end, b, channels, scale, partial, out);
+  if (!b.last) return AvgPasses<Finish::kPartial, false>(d, in, end, b, ch, channels, scale, partial, out);
   return divide ? run(FinishTag<Finish::kDivide>()) : run(FinishTag<Finish::kScale>());
 }
 
@@ -317,60 +346,61 @@ HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& 
 // state in partial; `last`: finish into out (a bin without samples is 0), else leave the partial state. A
 // bin may be processed in several calls over sample-row ranges with the exact same result as one call. Four
 // vectors per pass hide the max latency without spilling on 16-register ISAs.
-template <PoolMode M, class D, typename TIn, typename TOut>
-HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& b, int64_t channels, bool stream,
-                             float* partial, TOut* out) {
+template <PoolMode M, class D, typename TIn, typename TOut, class Ch>
+HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& ch, int64_t channels,
+                             bool stream, float* partial, TOut* out) {
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool empty = b.samples == 0, first = b.first, last = b.last;
-  const float* const partial_end = partial + channels;
-  auto start = [&](int64_t c) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, partial + c); };
+  auto start = [&](int64_t c) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, partial + ch.Out(c)); };
   auto finish = [&](V acc) { return last && empty ? hn::Zero(d) : acc; };
   const bool streaming = last && stream && IsVectorAligned(d, out);
   int64_t c = 0;
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
-    MaxSamples<M, 4, true>(d, in, b, c, full, end, a0, a1, a2, a3);
+    MaxSamples<M, 4, true>(d, in, b, ch, c, full, end, a0, a1, a2, a3);
     a0 = finish(a0), a1 = finish(a1), a2 = finish(a2), a3 = finish(a3);
     if (!last) {
-      WriteVectors<Finish::kPartial, false, 4>(d, a0, partial, out, c, a0, a1, a2, a3, a0, a0, a0, a0);
+      WriteVectors<Finish::kPartial, false, 4>(d, a0, partial, out, ch, c, a0, a1, a2, a3, a0, a0, a0, a0);
     } else if (streaming) {
-      WriteVectors<Finish::kAsIs, true, 4>(d, a0, partial, out, c, a0, a1, a2, a3, a0, a0, a0, a0);
+      WriteVectors<Finish::kAsIs, true, 4>(d, a0, partial, out, ch, c, a0, a1, a2, a3, a0, a0, a0, a0);
     } else {
-      WriteVectors<Finish::kAsIs, false, 4>(d, a0, partial, out, c, a0, a1, a2, a3, a0, a0, a0, a0);
+      WriteVectors<Finish::kAsIs, false, 4>(d, a0, partial, out, ch, c, a0, a1, a2, a3, a0, a0, a0, a0);
     }
   }
   const int64_t max_offset = c < channels ? MaxOffset(b) : 0;
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, partial + c, n, partial_end), unused = a0;
-    if (in + max_offset + c + lanes <= end) {
-      MaxSamples<M, 1, true>(d, in, b, c, n, end, a0, unused, unused, unused);
+    const float* const partial_end = Ch::kBlocked ? partial + ch.Out(c) + n : partial + channels;
+    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, partial + ch.Out(c), n, partial_end), unused = a0;
+    if (in + max_offset + ch.In(c) + lanes <= end) {
+      MaxSamples<M, 1, true>(d, in, b, ch, c, n, end, a0, unused, unused, unused);
     } else {
-      MaxSamples<M, 1, false>(d, in, b, c, n, end, a0, unused, unused, unused);
+      MaxSamples<M, 1, false>(d, in, b, ch, c, n, end, a0, unused, unused, unused);
     }
     if (last) {
-      WriteTail<Finish::kAsIs>(d, finish(a0), a0, partial, out, c, n);
+      WriteTail<Finish::kAsIs>(d, finish(a0), a0, partial, out, ch.Out(c), n);
     } else {
-      WriteTail<Finish::kPartial>(d, a0, a0, partial, out, c, n);
+      WriteTail<Finish::kPartial>(d, a0, a0, partial, out, ch.Out(c), n);
     }
   }
 }
 
 // The microkernel: pools channels [0, channels) of one bin at `in` from its taps `b` (offsets from in, which no
-// load reaches past `end`) and writes them to `o` (merged_taps.h has the first/last protocol). `stream`:
-// finished full vectors may bypass the cache (the caller calls hwy::FlushStream before the output is read).
-template <class D, typename TIn, typename TOut>
-HWY_INLINE void PoolBin(D d, PoolMode mode, const TIn* in, const TIn* end, const BinTaps& b, int64_t channels,
-                        bool stream, float* partial, TOut* out) {
+// load reaches past `end`), placed as `ch` says, and writes them to `out` (merged_taps.h has the first/last
+// protocol). `stream`: finished full vectors may bypass the cache (the caller calls hwy::FlushStream before the
+// output is read).
+template <class D, typename TIn, typename TOut, class Ch>
+HWY_INLINE void PoolBin(D d, PoolMode mode, const TIn* in, const TIn* end, const BinTaps& b, const Ch& ch,
+                        int64_t channels, bool stream, float* partial, TOut* out) {
   switch (mode) {
     case PoolMode::kAvg:
-      return PoolBinAvg(d, in, end, b, channels, stream, partial, out);
+      return PoolBinAvg(d, in, end, b, ch, channels, stream, partial, out);
     case PoolMode::kMax:
-      return PoolBinMax<PoolMode::kMax>(d, in, end, b, channels, stream, partial, out);
+      return PoolBinMax<PoolMode::kMax>(d, in, end, b, ch, channels, stream, partial, out);
     case PoolMode::kMaxOnnx:
-      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, end, b, channels, stream, partial, out);
+      return PoolBinMax<PoolMode::kMaxOnnx>(d, in, end, b, ch, channels, stream, partial, out);
   }
 }
 

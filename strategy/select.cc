@@ -143,6 +143,12 @@ Status QueryTarget(const std::string& target, TargetInfo* info) {
   info->coordinate_modes = internal::ValuesIn<CoordinateMode>(Union(runnable, &Implementation::coordinate_modes));
   // runnable is best first: the preferred layout is the lowest one its best implementation serves.
   info->preferred_layout = internal::ValuesIn<Layout>(runnable.front()->layouts).front();
+  // The largest block (4, 8 or 16) no wider than its f32 vectors: one vector per block's pixel.
+  const auto lanes = runnable.front()->builtin[static_cast<size_t>(DType::kF32)].lanes;
+  if (lanes != nullptr) {
+    const int64_t n = lanes();
+    info->preferred_block = n >= 16 ? 16 : n >= 8 ? 8 : 4;
+  }
   return Status::Ok();
 }
 

@@ -141,7 +141,7 @@ int main(void) {
     Place(&tb, &info, sizeof(info), extra, 0xEE, sizeof(info));
     CHECK(roialign_query_target("host", (roialign_target_info*)(void*)tb.bytes) == ROIALIGN_OK);
     memcpy(&info, tb.bytes, sizeof(info));
-    CHECK(info.struct_size == sizeof(info) && info.layouts == 3u && info.preferred_layout == ROIALIGN_LAYOUT_NHWC);
+    CHECK(info.struct_size == sizeof(info) && (info.layouts & 3u) == 3u && info.preferred_layout == ROIALIGN_LAYOUT_NHWC);
     for (i = 0; i < (int)extra; ++i) CHECK(tb.bytes[sizeof(info) + (size_t)i] == 0xEE);
   }
 

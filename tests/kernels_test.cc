@@ -7,6 +7,7 @@
 #include <hwy/aligned_allocator.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "core/enums.h"
@@ -375,7 +376,8 @@ TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
   Problem data = RandomProblem(&rng, 2, 75, 30, 40, 6, 1.0f);
   AddRoi(&data, 1, -3.0f, -2.0f, 48.0f, 39.0f);
   AddRoi(&data, 0, 30.0f, 25.0f, 4.0f, 3.0f);  // inverted
-  const std::vector<float> nhwc = ToNhwc(data.input, data.n, data.c, data.h, data.w);
+  const Layout layout = InfoOf(Name()).layout;
+  const std::vector<float> map = ToLayout(data.input, layout, data.n, data.c, data.h, data.w);
   for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
     for (auto shape : {std::pair<int64_t, int32_t>{7, 2}, {3, 0}, {1, 0}}) {
       Params params;
@@ -383,7 +385,7 @@ TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
       params.sampling_ratio = shape.second;
       params.coordinate_mode = CoordinateMode::kHalfPixel;
       params.pool_mode = pool;
-      params.layout = Layout::kNHWC;
+      params.layout = layout;
       params.dtype = Dtype();
       const std::vector<float> ref = RunOrFail("generic", params, data);
       // Band 13 also writes finished bins with non-temporal stores.
@@ -394,7 +396,7 @@ TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
           forced.band_rows = band_rows;
           forced.stream = band_rows == 13;
           forced.partial_in_output = partial_in_output;
-          const std::vector<float> out = RunForcedPlan(*impl, params, data, nhwc, ref.size(), forced);
+          const std::vector<float> out = RunForcedPlan(*impl, params, data, map, ref.size(), forced);
           ASSERT_EQ(out.size(), ref.size());
           for (size_t i = 0; i < ref.size(); ++i) {
             ASSERT_TRUE(WithinTolerance(out[i], ref[i], params.dtype))
@@ -455,14 +457,54 @@ TEST_P(KernelTest, SixteenBitTiesRoundToEven) {
     params.dtype = Dtype();
     const std::vector<float> got = RunOrFail(info.target, params, p, false, 2);
     const std::vector<float> ref = RunOrFail("generic", params, p);
+    ASSERT_EQ(got.size(), ref.size());
     for (size_t i = 0; i < got.size(); ++i) {
-      // Output element i in the layout's order; the expectation is indexed (c, ph, pw).
-      const size_t c = info.layout == Layout::kNHWC ? i % C : i / (PH * PW);
-      const size_t bin = info.layout == Layout::kNHWC ? i / C : i % (PH * PW);
-      const float want = expected[c * PH * PW + bin];
       ASSERT_EQ(got[i], ref[i]) << ToString(pool) << " element " << i;  // the f32 values are exact: same bits
-      if (pool != PoolMode::kMaxOnnx) {
-        ASSERT_EQ(got[i], want) << ToString(pool) << " element " << i;
+    }
+    const internal::MapStrides out = internal::StridesOf(info.layout, C, PH, PW);
+    for (int64_t c = 0; c < C; ++c) {
+      for (int64_t bin = 0; bin < PH * PW; ++bin) {
+        const size_t i = static_cast<size_t>(out.Offset(0, c, bin / PW, bin % PW));
+        if (pool != PoolMode::kMaxOnnx) {
+          ASSERT_EQ(got[i], expected[static_cast<size_t>(c * PH * PW + bin)]) << ToString(pool) << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+// Blocked layouts: the padded lanes of the map's last block (NaN here) never reach a result, the output's are 0,
+// and every logical element has NHWC's bits (the same taps, chunks and accumulation order per channel).
+TEST_P(KernelTest, BlockedLayoutsPadWithZerosAndGiveNhwcBits) {
+  const ImplInfo info = InfoOf(Name());
+  if (!internal::IsBlocked(info.layout)) return;
+  std::mt19937 rng(43);
+  for (int64_t c : {1, 7, 17, 255}) {
+    const Problem p = RandomProblem(&rng, 2, c, 11, 13, 7, 0.5f);
+    for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
+      Params params;
+      params.pooled_height = 3;
+      params.pooled_width = 4;
+      params.spatial_scale = 0.5f;
+      params.sampling_ratio = c % 2 == 0 ? 2 : 0;
+      params.pool_mode = pool;
+      params.dtype = Dtype();
+      params.layout = info.layout;
+      const std::vector<float> got = RunOrFail(info.target, params, p, false, 2);
+      params.layout = Layout::kNHWC;
+      const std::vector<float> nhwc = RunOrFail(info.target, params, p, false, 2);
+      const internal::MapStrides blocked = internal::StridesOf(info.layout, c, 3, 4);
+      const internal::MapStrides dense = internal::StridesOf(Layout::kNHWC, c, 3, 4);
+      for (int64_t k = 0; k < p.k(); ++k) {
+        for (int64_t ch = 0; ch < internal::StoredChannels(info.layout, c); ++ch) {
+          for (int64_t bin = 0; bin < 12; ++bin) {
+            const float v = got[static_cast<size_t>(blocked.Offset(k, ch, bin / 4, bin % 4))];
+            const float want = ch < c ? nhwc[static_cast<size_t>(dense.Offset(k, ch, bin / 4, bin % 4))] : 0.0f;
+            ASSERT_EQ(std::memcmp(&v, &want, sizeof(float)), 0)
+                << "C=" << c << " " << ToString(pool) << " roi " << k << " channel " << ch << " bin " << bin << ": "
+                << v << " vs " << want;
+          }
+        }
       }
     }
   }

@@ -96,9 +96,8 @@ MultiLevelRun RunMultiLevel(const std::string& target, const MultiLevelParams& m
   std::vector<std::vector<unsigned char>> stored;
   std::vector<LevelMap> maps;
   for (size_t l = 0; l < p.maps.size(); ++l) {
-    stored.push_back(StoreAs(mp.params.dtype, mp.params.layout == Layout::kNHWC
-                                                  ? ToNhwc(p.maps[l], p.n, p.c, p.heights[l], p.widths[l])
-                                                  : p.maps[l]));
+    stored.push_back(
+        StoreAs(mp.params.dtype, ToLayout(p.maps[l], mp.params.layout, p.n, p.c, p.heights[l], p.widths[l])));
   }
   for (size_t l = 0; l < p.maps.size(); ++l) maps.push_back({stored[l].data(), p.heights[l], p.widths[l]});
   MultiLevelInputs in;
@@ -110,7 +109,7 @@ MultiLevelRun RunMultiLevel(const std::string& target, const MultiLevelParams& m
   in.batch_indices = batch_indices ? p.rois.batch_idx.data() : nullptr;
   in.levels = levels;
   in.num_rois = p.rois.k();
-  const size_t n = static_cast<size_t>(p.rois.k() * p.c * mp.params.pooled_height * mp.params.pooled_width);
+  const size_t n = OutputSize(mp.params.layout, p.rois.k(), p.c, mp.params.pooled_height, mp.params.pooled_width);
   std::vector<unsigned char> out = StoreAs(mp.params.dtype, std::vector<float>(n, -777.0f));
   r.status = pool != nullptr ? sel.kernel.Run(in, out.data(), *pool) : sel.kernel.Run(in, out.data(), threads);
   r.out = WidenFrom(mp.params.dtype, out.data(), n);
@@ -121,7 +120,8 @@ MultiLevelRun RunMultiLevel(const std::string& target, const MultiLevelParams& m
 // of level[k] (zeros for -1).
 std::vector<float> LevelByLevelReference(const MultiLevelParams& mp, const Pyramid& p,
                                          const std::vector<int32_t>& level) {
-  const int64_t per_roi = p.c * mp.params.pooled_height * mp.params.pooled_width;
+  const int64_t per_roi =
+      static_cast<int64_t>(OutputSize(mp.params.layout, 1, p.c, mp.params.pooled_height, mp.params.pooled_width));
   std::vector<float> out(static_cast<size_t>(p.rois.k() * per_roi), 0.0f);
   for (size_t l = 0; l < p.maps.size(); ++l) {
     Problem single = p.rois;

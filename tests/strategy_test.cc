@@ -127,14 +127,25 @@ TEST(Strategy, HostPicksTheIsaCiExpects) {
 TEST(Strategy, QueryTargetForLayoutPlanning) {
   TargetInfo info;
   ASSERT_TRUE(QueryTarget("host", &info).ok());
-  EXPECT_EQ(info.layouts, (std::vector<Layout>{Layout::kNCHW, Layout::kNHWC}));
+  EXPECT_EQ(info.layouts, (std::vector<Layout>{Layout::kNCHW, Layout::kNHWC, Layout::kNCHW4c, Layout::kNCHW8c,
+                                               Layout::kNCHW16c}));
   EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16}));
   EXPECT_EQ(info.pool_modes.size(), 3u);
   EXPECT_EQ(info.coordinate_modes.size(), 4u);
   EXPECT_EQ(info.preferred_layout, Layout::kNHWC);
+  EXPECT_TRUE(info.preferred_block == 4 || info.preferred_block == 8 || info.preferred_block == 16);
+#if defined(__x86_64__)
+  for (auto [target, block] : {std::pair<const char*, int32_t>{"x86-sse4", 4}, {"x86-avx2", 8}, {"x86-avx512", 16}}) {
+    TargetInfo t;
+    if (!QueryTarget(target, &t).ok()) continue;  // a CPU without the ISA
+    EXPECT_EQ(t.preferred_block, block) << target;
+    EXPECT_EQ(t.layouts.size(), 5u) << target;
+  }
+#endif
   EXPECT_EQ(QueryTarget("nope", &info).code(), StatusCode::kInvalidArgument);
   ASSERT_TRUE(QueryTarget("generic", &info).ok());
   EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16}));
+  EXPECT_EQ(info.preferred_block, 0);  // the scalar reference has no vectors
   ASSERT_TRUE(QueryTarget("portable", &info).ok());
   EXPECT_EQ(info.dtypes, std::vector<DType>{DType::kF32});
 }

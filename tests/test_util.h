@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/half_float.h"
 #include "core/library.h"
+#include "kernels/half_float.h"
+#include "kernels/problem.h"
 
 namespace roialign {
 namespace testing {
@@ -101,6 +102,25 @@ std::vector<T> ToNhwc(const std::vector<T>& nchw, int64_t n, int64_t c, int64_t 
   return out;
 }
 
+// Stores an NCHW tensor in `layout`. The padded lanes of a blocked layout's last block get `pad`: NaN by default,
+// which the kernels must never read into a result.
+template <typename T>
+std::vector<T> ToLayout(const std::vector<T>& nchw, Layout layout, int64_t n, int64_t c, int64_t h, int64_t w,
+                        T pad = static_cast<T>(NAN)) {
+  const internal::MapStrides s = internal::StridesOf(layout, c, h, w);
+  std::vector<T> out(static_cast<size_t>(n * s.image), pad);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x) out[static_cast<size_t>(s.Offset(b, ch, y, x))] = nchw[((b * c + ch) * h + y) * w + x];
+  return out;
+}
+
+// Elements of a [K, C, PH, PW] output in `layout`, padded lanes included.
+inline size_t OutputSize(Layout layout, int64_t k, int64_t c, int64_t ph, int64_t pw) {
+  return static_cast<size_t>(k * internal::StridesOf(layout, c, ph, pw).image);
+}
+
 // Adds a RoI to both formats.
 inline void AddRoi(Problem* p, int64_t batch, float x1, float y1, float x2, float y2) {
   p->rois5.insert(p->rois5.end(), {static_cast<float>(batch), x1, y1, x2, y2});
@@ -151,13 +171,12 @@ inline Inputs InputsOf(const Problem& p, const void* map, bool use_batch_indices
 inline std::vector<float> RunOrFail(const std::string& target, const Params& params, const Problem& p,
                                     bool use_batch_indices = false, int threads = 1,
                                     std::string* kernel_name = nullptr) {
-  const size_t n = static_cast<size_t>(p.k() * p.c * params.pooled_height * params.pooled_width);
+  const size_t n = OutputSize(params.layout, p.k(), p.c, params.pooled_height, params.pooled_width);
   SelectResult sel = Select(target, params);
   EXPECT_TRUE(sel.ok()) << target << ": " << sel.status().message();
   if (!sel.ok()) return std::vector<float>(n, -777.0f);
   if (kernel_name) *kernel_name = sel->name();
-  const std::vector<unsigned char> map = StoreAs(
-      params.dtype, params.layout == Layout::kNHWC ? ToNhwc(p.input, p.n, p.c, p.h, p.w) : p.input);
+  const std::vector<unsigned char> map = StoreAs(params.dtype, ToLayout(p.input, params.layout, p.n, p.c, p.h, p.w));
   std::vector<unsigned char> out = StoreAs(params.dtype, std::vector<float>(n, -777.0f));
   const Status s = sel->Run(InputsOf(p, map.data(), use_batch_indices), out.data(), threads);
   EXPECT_TRUE(s.ok()) << s.message();

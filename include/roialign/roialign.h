@@ -96,7 +96,8 @@ static inline void roialign_params_init(roialign_params* params) {
 /* One feature map: batch x channels x height x width elements in the kernel's layout and dtype. Its size is fixed
  * in 1.x (roialign_inputs holds an array of them); later per-map attributes come as new fields at the end of
  * roialign_inputs.
- * strides: element strides of the dimensions in the layout's order (NCHW: n, c, h, w; NHWC: n, h, w, c), each
+ * strides: element strides of the dimensions in the layout's order (NCHW: n, c, h, w; NHWC: n, h, w, c; the
+ * blocked layouts: n, channel block, h, w, a block's b channels contiguous), each
  * >= 0; all four 0 (the default) means dense. A view (a channel slice, padded rows, a batch of crops) is read
  * through them: roialign copies a map whose strides are not dense into a dense buffer of its own before the run
  * (one pass over the map, memory of the map's dense size; docs/api.md). */
@@ -264,10 +265,14 @@ typedef struct {
   uint32_t pool_modes;       /* bits of roialign_pool_mode */
   uint32_t coordinate_modes; /* bits of roialign_coordinate_mode */
   roialign_layout preferred_layout; /* the layout of its highest-priority implementation */
+  /* Since 1.1: the channel block of the blocked layout that matches its f32 vectors (16 on AVX-512, 8 on AVX2, 4 on
+   * SSE4 and NEON, by vector length on SVE, at most 16); 0 when its best implementation has no vectors (the
+   * scalar reference, a registered implementation). */
+  int32_t preferred_block;
 } roialign_target_info;
 
 static inline void roialign_target_info_init(roialign_target_info* info) {
-  const roialign_target_info defaults = {sizeof(roialign_target_info), 0u, 0u, 0u, 0u, 0u, ROIALIGN_LAYOUT_NCHW};
+  const roialign_target_info defaults = {sizeof(roialign_target_info), 0u, 0u, 0u, 0u, 0u, ROIALIGN_LAYOUT_NCHW, 0};
   *info = defaults;
 }
 

@@ -372,6 +372,7 @@ struct TargetInfo {
   std::vector<PoolMode> pool_modes;
   std::vector<CoordinateMode> coordinate_modes;
   Layout preferred_layout = Layout::kNCHW;  // the layout of its highest-priority implementation
+  int32_t preferred_block = 0;  // the blocked layout's block that matches its f32 vectors; 0: no vectors
 };
 
 namespace detail {
@@ -406,6 +407,7 @@ inline Status QueryTarget(const std::string& target, TargetInfo* info) {
   info->pool_modes = detail::ValuesOf<PoolMode>(c.pool_modes);
   info->coordinate_modes = detail::ValuesOf<CoordinateMode>(c.coordinate_modes);
   info->preferred_layout = static_cast<Layout>(c.preferred_layout);
+  info->preferred_block = c.preferred_block;
   return Status();
 }
 
