@@ -48,35 +48,18 @@ void PoolRows(PoolBinFn pool, PoolMode mode, const BinLayout& b, int64_t iy0, in
   }
 }
 
-// The map read in place: every bin straight from the input, its taps' offsets the map's own.
-void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& s) {
+// A RoI's bins for the channel run `run` (its pixels at run.in, its output at roi_offset) on a map read in place.
+void PoolBins(const PassContext& ctx, const RoiSampling& roi, ChannelRun run, int64_t roi_offset,
+              const MapStrides& map, const MapStrides& out, int64_t rows_per_chunk, Scratch& s) {
   const Problem& p = *ctx.problem;
   const CallGeometry& g = ctx.plan->geometry;
   const PlannedPass& pass = *ctx.pass;
-  const RoiSampling& roi = g.rois[static_cast<size_t>(k)];
-  if (pass.band < roi.first_band || pass.band > roi.last_band) return;  // unbanded: whole in band 0
   const int64_t band_rows = ctx.plan->band_rows;
   const bool banded = band_rows > 0 && roi.split;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, gh = roi.gy.grid, gw = roi.gx.grid;
   const int64_t bytes = BytesOf(p.params.dtype);
-  const MapStrides map = StridesOf(p.params.layout, p.channels, p.height, p.width);
-  const MapStrides out = StridesOf(p.params.layout, p.channels, PH, PW);
-  const unsigned char* const input = static_cast<const unsigned char*>(p.input);
-  ChannelRun run = {input + map.Offset(roi.batch, c_begin, 0, 0) * bytes, input + p.batch * map.image * bytes,
-                    c_end - c_begin, nullptr, nullptr, ctx.plan->stream_output};
-  if (IsBlocked(p.params.layout)) {
-    run.block = map.block;
-    run.in_block_stride = map.planes;
-    run.out_block_stride = out.planes;
-  }
-  // Sample rows per chunk: each sample reads 4 pixels. Sized from all the pixel's channels, not from this task's
-  // (nor from a block's), so that chunking (which changes AVG's rounding) never depends on how threads split the
-  // channels, and a blocked map gives NHWC's bits.
-  const int64_t sample_row_bytes = std::max<int64_t>(1, gw * 4 * p.channels * bytes);
-  const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / sample_row_bytes);
   // AVG only: the call has no runs in the other pool modes (and an offset from their null data is undefined).
   const TapRun* runs = p.params.pool_mode == PoolMode::kAvg ? g.runs.data() + roi.runs : nullptr;
-  const int64_t roi_offset = out.Offset(k, c_begin, 0, 0);
   for (int64_t ph = 0; ph < PH; ++ph) {
     const AxisTap* ty = g.y.data() + roi.y + ph * gh;
     int64_t ib = 0, ie = gh;  // the sample rows of this row of bins in the pass's band
@@ -100,6 +83,39 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
         PoolRows(ctx.fns->pool_bin, p.params.pool_mode, b, iy0, std::min(ie, iy0 + rows_per_chunk), run, s);
       }
     }
+  }
+}
+
+// The map read in place: every bin straight from the input, its taps' offsets the map's own.
+void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& s) {
+  const Problem& p = *ctx.problem;
+  const RoiSampling& roi = ctx.plan->geometry.rois[static_cast<size_t>(k)];
+  if (ctx.pass->band < roi.first_band || ctx.pass->band > roi.last_band) return;  // unbanded: whole in band 0
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width, gw = roi.gx.grid;
+  const int64_t bytes = BytesOf(p.params.dtype);
+  const MapStrides map = StridesOf(p.params.layout, p.channels, p.height, p.width);
+  const MapStrides out = StridesOf(p.params.layout, p.channels, PH, PW);
+  const unsigned char* const input = static_cast<const unsigned char*>(p.input);
+  ChannelRun run = {input + map.Offset(roi.batch, c_begin, 0, 0) * bytes, input + p.batch * map.image * bytes,
+                    c_end - c_begin, nullptr, nullptr, ctx.plan->stream_output};
+  if (IsBlocked(p.params.layout)) {
+    run.block = map.block;
+    run.in_block_stride = map.planes;
+    run.out_block_stride = out.planes;
+  }
+  // Sample rows per chunk: each sample reads 4 pixels. Sized from all the pixel's channels, not from this task's
+  // (nor from a block's), so that chunking (which changes AVG's rounding) never depends on how threads split the
+  // channels, and a blocked map gives NHWC's bits.
+  const int64_t sample_row_bytes = std::max<int64_t>(1, gw * 4 * p.channels * bytes);
+  const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / sample_row_bytes);
+  // Blocked maps: 8 blocks (a microkernel pass) of all bins before the next 8. A bin's channels lie in as many
+  // planes as there are blocks; all of them per bin would touch more pages per bin than the TLB holds.
+  const int64_t group = run.block > 0 ? 8 * run.block : c_end - c_begin;
+  const unsigned char* const first_in = static_cast<const unsigned char*>(run.in);
+  for (int64_t c0 = 0; c0 == 0 || c0 < c_end - c_begin; c0 += group) {
+    run.channels = std::min(group, c_end - c_begin - c0);
+    run.in = first_in + c0 / map.block * map.planes * bytes;
+    PoolBins(ctx, roi, run, out.Offset(k, c_begin + c0, 0, 0), map, out, rows_per_chunk, s);
   }
 }
 

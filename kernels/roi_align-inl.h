@@ -68,16 +68,33 @@ HWY_INLINE V LargerNumber(V x, V y) {
 // Where channel x of a run lies, for loads (In) and for the partial state and output (Out). Contiguous: at x.
 // Blocked (NCHW4c/8c/16c maps read in place): in blocks of 2^shift channels, consecutive blocks in_stride (map)
 // and out_stride (output) elements apart. The vectors are no wider than a block, so none straddles two.
+// InAt/OutAt(d, c, k): vector k of the pass at channel c, which starts a block (4 vectors span whole blocks).
 struct Contiguous {
   static constexpr bool kBlocked = false;
   int64_t In(int64_t x) const { return x; }
   int64_t Out(int64_t x) const { return x; }
+  template <class D>
+  int64_t InAt(D d, int64_t c, int k) const { return c + k * static_cast<int64_t>(hn::Lanes(d)); }
+  template <class D>
+  int64_t OutAt(D d, int64_t c, int k) const { return c + k * static_cast<int64_t>(hn::Lanes(d)); }
 };
 struct Blocked {
   static constexpr bool kBlocked = true;
   int64_t shift, in_stride, out_stride;
+  int64_t in_vector[8], out_vector[8];  // In and Out of vector k's first channel, from PassOffsets
   int64_t In(int64_t x) const { return (x >> shift) * in_stride + (x & ((int64_t{1} << shift) - 1)); }
   int64_t Out(int64_t x) const { return (x >> shift) * out_stride + (x & ((int64_t{1} << shift) - 1)); }
+  template <class D>
+  int64_t InAt(D, int64_t c, int k) const { return In(c) + in_vector[k]; }
+  template <class D>
+  int64_t OutAt(D, int64_t c, int k) const { return Out(c) + out_vector[k]; }
+  // Fills in_vector and out_vector for vectors of `lanes` channels.
+  void PassOffsets(int64_t lanes) {
+    for (int k = 0; k < 8; ++k) {
+      in_vector[k] = In(k * lanes);
+      out_vector[k] = Out(k * lanes);
+    }
+  }
 };
 
 // Loads a vector of channels at p: a full one when `Safe` (the bin's bounds check passed), else the n valid lanes.
@@ -111,7 +128,9 @@ HWY_INLINE void MaxSamples(D d, const T* in, const BinTaps& b, const Ch& ch, int
                            V& a0, V& a1, V& a2, V& a3) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t n = U == 1 ? tail : static_cast<size_t>(lanes);
-  const int64_t c0 = ch.In(c), c1 = ch.In(c + lanes), c2 = ch.In(c + 2 * lanes), c3 = ch.In(c + 3 * lanes);
+  // A tail vector (U == 1) may start inside a block: its offset is In(c) itself.
+  const int64_t c0 = U == 1 ? ch.In(c) : ch.InAt(d, c, 0);
+  const int64_t c1 = ch.InAt(d, c, 1), c2 = ch.InAt(d, c, 2), c3 = ch.InAt(d, c, 3);
   for (int64_t i = 0; i < b.count; i += 4) {
     const PixelTap* t = b.taps + i;
     if (t[0].offset == kOutsideTap) {
@@ -141,9 +160,9 @@ constexpr bool kPairedBF16 = std::is_same<T, hwy::bfloat16_t>::value && U == 8 &
 
 // The element offsets of a pass's U vectors from its first, [0] = 0.
 template <int U, class D, class Ch>
-HWY_INLINE void VectorOffsets(D d, const Ch& ch, int64_t c, int64_t* o) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int i = 0; i < U; ++i) o[i] = ch.In(c + i * lanes) - ch.In(c);
+HWY_INLINE void VectorOffsets(D d, const Ch& ch, int64_t* o) {
+  o[0] = 0;
+  for (int i = 1; i < U; ++i) o[i] = ch.InAt(d, 0, i);
 }
 
 // Loads U (8, 4 or 1) vectors of channels at p + o[i] and adds w times each to its own accumulator (AVG); paired
@@ -195,7 +214,7 @@ HWY_INLINE void AccumulateTaps(D d, const T* in, const BinTaps& b, const Ch& ch,
                                V& a0, V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7) {
   const T* const base = in + ch.In(c);
   int64_t o[U];
-  VectorOffsets<U>(d, ch, c, o);
+  VectorOffsets<U>(d, ch, o);
   for (const PixelTap* r = b.taps; r != b.taps + b.count; ++r) {
     const T* const row = base + r->offset;
     const float wy = r->weight;
@@ -238,16 +257,15 @@ HWY_INLINE void WriteTail(D d, V v, V scale, float* partial, TOut* out, int64_t 
 template <Finish F, bool Stream, int U, class D, class V, typename TOut, class Ch>
 HWY_INLINE void WriteVectors(D d, V scale, float* partial, TOut* out, const Ch& ch, int64_t c, V a0, V a1, V a2, V a3,
                              V a4, V a5, V a6, V a7) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  WriteVector<F, Stream>(d, a0, scale, partial, out, ch.Out(c));
-  WriteVector<F, Stream>(d, a1, scale, partial, out, ch.Out(c + lanes));
-  WriteVector<F, Stream>(d, a2, scale, partial, out, ch.Out(c + 2 * lanes));
-  WriteVector<F, Stream>(d, a3, scale, partial, out, ch.Out(c + 3 * lanes));
+  WriteVector<F, Stream>(d, a0, scale, partial, out, ch.OutAt(d, c, 0));
+  WriteVector<F, Stream>(d, a1, scale, partial, out, ch.OutAt(d, c, 1));
+  WriteVector<F, Stream>(d, a2, scale, partial, out, ch.OutAt(d, c, 2));
+  WriteVector<F, Stream>(d, a3, scale, partial, out, ch.OutAt(d, c, 3));
   if (U == 8) {
-    WriteVector<F, Stream>(d, a4, scale, partial, out, ch.Out(c + 4 * lanes));
-    WriteVector<F, Stream>(d, a5, scale, partial, out, ch.Out(c + 5 * lanes));
-    WriteVector<F, Stream>(d, a6, scale, partial, out, ch.Out(c + 6 * lanes));
-    WriteVector<F, Stream>(d, a7, scale, partial, out, ch.Out(c + 7 * lanes));
+    WriteVector<F, Stream>(d, a4, scale, partial, out, ch.OutAt(d, c, 4));
+    WriteVector<F, Stream>(d, a5, scale, partial, out, ch.OutAt(d, c, 5));
+    WriteVector<F, Stream>(d, a6, scale, partial, out, ch.OutAt(d, c, 6));
+    WriteVector<F, Stream>(d, a7, scale, partial, out, ch.OutAt(d, c, 7));
   }
 }
 
@@ -261,7 +279,7 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool first = b.first;
-  auto start = [&](int64_t c) { return first ? hn::Zero(d) : hn::LoadU(d, partial + ch.Out(c)); };
+  auto start = [&](int64_t c, int k) { return first ? hn::Zero(d) : hn::LoadU(d, partial + ch.OutAt(d, c, k)); };
   constexpr bool kPaired = kPairedBF16<TIn, 8, Ch>;
   int64_t c = 0;
   for (; c + 8 * lanes <= channels; c += 8 * lanes) {
@@ -280,8 +298,8 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
       start_pair(c + 4 * lanes, a4, a5);
       start_pair(c + 6 * lanes, a6, a7);
     } else {
-      a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
-      a4 = start(c + 4 * lanes), a5 = start(c + 5 * lanes), a6 = start(c + 6 * lanes), a7 = start(c + 7 * lanes);
+      a0 = start(c, 0), a1 = start(c, 1), a2 = start(c, 2), a3 = start(c, 3);
+      a4 = start(c, 4), a5 = start(c, 5), a6 = start(c, 6), a7 = start(c, 7);
     }
     AccumulateTaps<8, true>(d, in, b, ch, c, full, end, a0, a1, a2, a3, a4, a5, a6, a7);
     if constexpr (kPaired) {
@@ -298,7 +316,7 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
     }
   }
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
-    V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes), unused = a0;
+    V a0 = start(c, 0), a1 = start(c, 1), a2 = start(c, 2), a3 = start(c, 3), unused = a0;
     AccumulateTaps<4, true>(d, in, b, ch, c, full, end, a0, a1, a2, a3, unused, unused, unused, unused);
     WriteVectors<F, Stream, 4>(d, scale, partial, out, ch, c, a0, a1, a2, a3, a0, a0, a0, a0);
   }
@@ -319,8 +337,9 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
 
 // AVG of channels [0, channels) of one bin, with PoolBinMax's first/last protocol.
 template <class D, typename TIn, typename TOut, class Ch>
-HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& ch, int64_t channels,
-                             bool stream, float* partial, TOut* out) {
+HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& placement,
+                             int64_t channels, bool stream, float* partial, TOut* out) {
+  const Ch ch = placement;  // a local copy: the stores to out cannot alias it, so its offsets stay in registers
   const int64_t samples = b.samples;
   // Dividing by 2^k and multiplying by 2^-k round the same exact quotient once, so they give the same bits; a
   // power-of-two count (every 2x2 or 4x4 grid) multiplies, as a vector division's throughput is an order of
@@ -347,18 +366,21 @@ HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& 
 // bin may be processed in several calls over sample-row ranges with the exact same result as one call. Four
 // vectors per pass hide the max latency without spilling on 16-register ISAs.
 template <PoolMode M, class D, typename TIn, typename TOut, class Ch>
-HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& ch, int64_t channels,
-                             bool stream, float* partial, TOut* out) {
+HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& placement,
+                             int64_t channels, bool stream, float* partial, TOut* out) {
+  const Ch ch = placement;  // as in PoolBinAvg
   using V = hn::Vec<D>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t full = static_cast<size_t>(lanes);
   const bool empty = b.samples == 0, first = b.first, last = b.last;
-  auto start = [&](int64_t c) { return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, partial + ch.Out(c)); };
+  auto start = [&](int64_t c, int k) {
+    return first ? hn::Set(d, -HUGE_VALF) : hn::LoadU(d, partial + ch.OutAt(d, c, k));
+  };
   auto finish = [&](V acc) { return last && empty ? hn::Zero(d) : acc; };
   const bool streaming = last && stream && IsVectorAligned(d, out);
   int64_t c = 0;
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
-    V a0 = start(c), a1 = start(c + lanes), a2 = start(c + 2 * lanes), a3 = start(c + 3 * lanes);
+    V a0 = start(c, 0), a1 = start(c, 1), a2 = start(c, 2), a3 = start(c, 3);
     MaxSamples<M, 4, true>(d, in, b, ch, c, full, end, a0, a1, a2, a3);
     a0 = finish(a0), a1 = finish(a1), a2 = finish(a2), a3 = finish(a3);
     if (!last) {
