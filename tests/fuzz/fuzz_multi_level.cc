@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   params.sampling_ratio = static_cast<int8_t>(r.U8()) % 4;
   SetEnum(&params.coordinate_mode, r.U8() % 5);  // 4 is invalid on purpose
   SetEnum(&params.pool_mode, r.U8() % 4);
-  SetEnum(&params.layout, r.U8() % 3);
+  SetEnum(&params.layout, r.U8() % 6);  // 5 is invalid on purpose
   SetEnum(&params.dtype, DType(r));
   mp.num_levels = r.U8() % 10;  // 0 and 9 are invalid on purpose
   const int first_level = r.U8() % 4;
@@ -70,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t l = 0; l < levels.size(); ++l) {
     levels[l].height = r.U8() % 9;  // 0: an empty map, refused at run
     levels[l].width = r.U8() % 9;
-    levels[l].map.resize(static_cast<size_t>(N * C * levels[l].height * levels[l].width) * bytes);
+    levels[l].map.resize(static_cast<size_t>(N * StoredChannels(params.layout, C) * levels[l].height * levels[l].width) *
+                         bytes);
     FillMap(params.dtype, levels[l].map.data(), levels[l].map.size() / bytes);
     maps[l] = {levels[l].map.empty() ? nullptr : levels[l].map.data(), levels[l].height, levels[l].width,
                {0, 0, 0, 0}};
@@ -99,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (std::strlen(roialign_last_error()) == 0) Fail("refused select without a message");
     return 0;
   }
-  const size_t per_roi = static_cast<size_t>(C * params.pooled_height * params.pooled_width);
+  const size_t per_roi =
+      static_cast<size_t>(StoredChannels(params.layout, C) * params.pooled_height * params.pooled_width);
   const size_t out_elems = static_cast<size_t>(K) * per_roi;
   std::vector<unsigned char> out(out_elems * bytes, kCanary);  // exact size: ASan flags any overrun
   roialign_inputs in;

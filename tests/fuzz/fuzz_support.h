@@ -65,6 +65,13 @@ inline roialign_dtype DType(Reader& r) {
 
 inline size_t ElementBytes(roialign_dtype dtype) { return dtype == ROIALIGN_DTYPE_F32 ? 4 : 2; }
 
+// Channels a map or output of `layout` holds: the blocked layouts pad C to their block (4, 8, 16).
+inline int64_t StoredChannels(roialign_layout layout, int64_t C) {
+  const int64_t block = layout == ROIALIGN_LAYOUT_NCHW4C ? 4 : layout == ROIALIGN_LAYOUT_NCHW8C ? 8
+                        : layout == ROIALIGN_LAYOUT_NCHW16C ? 16 : 1;
+  return (C + block - 1) / block * block;
+}
+
 // Element i of a buffer of `dtype` elements, stored from / widened to f32 (16-bit: rounded to nearest even).
 inline void Store(roialign_dtype dtype, float v, unsigned char* data, size_t i) {
   if (dtype == ROIALIGN_DTYPE_F32) {
