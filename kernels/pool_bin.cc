@@ -30,21 +30,24 @@ void PoolBinOf(PoolMode mode, const BinTaps& bin, const ChannelRun& run) {
   const hn::ScalableTag<float> d;
   if constexpr (std::is_same_v<TIn, TOut>) {  // blocked maps are read in place, never staged
     if (run.block != 0) {
-      const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-      Blocked ch = {static_cast<int64_t>(hwy::FloorLog2(static_cast<uint64_t>(run.block))), run.in_block_stride,
-                    run.out_block_stride, {}, {}};
       auto pool = [&](auto dv) {
-        ch.PassOffsets(static_cast<int64_t>(hn::Lanes(dv)));
-        PoolBin(dv, mode, in, end, bin, ch, run.channels, run.stream, run.partial, out);
+        const int64_t lanes = static_cast<int64_t>(hn::Lanes(dv));
+        auto with = [&](auto placement) {
+          PoolBin(dv, mode, in, end, bin, placement, run.channels, run.stream, run.partial, out);
+        };
+        if (run.block == lanes) return with(Blocked<1>{run.in_block_stride, run.out_block_stride});
+        if (run.block == 2 * lanes) return with(Blocked<2>{run.in_block_stride, run.out_block_stride});
+        with(Blocked<4>{run.in_block_stride, run.out_block_stride});
       };
       // Vectors no wider than a block (capped for NCHW4c on AVX2, NCHW4c and 8c on AVX-512 and wide SVE), and
       // 4 of them span whole blocks.
+      const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
       if (run.block % lanes == 0 && 4 * lanes >= run.block) return pool(d);
       if constexpr (hn::MaxLanes(d) > 8) {
-        if (run.block % 8 == 0) return pool(hn::CappedTag<float, 8>());
+        if (run.block % 8 == 0 && run.block <= 32) return pool(hn::CappedTag<float, 8>());
       }
       if constexpr (hn::MaxLanes(d) > 4) {
-        if (lanes > 4) return pool(hn::CappedTag<float, 4>());
+        if (lanes > 4 && run.block <= 16) return pool(hn::CappedTag<float, 4>());
       }
       // Vectors too narrow for whole blocks per pass (the scalar fallback): one block at a time.
       for (int64_t c = 0; c < run.channels; c += run.block) {

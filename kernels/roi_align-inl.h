@@ -66,36 +66,42 @@ HWY_INLINE V LargerNumber(V x, V y) {
 }
 
 // Where channel x of a run lies, for loads (In) and for the partial state and output (Out). Contiguous: at x.
-// Blocked (NCHW4c/8c/16c maps read in place): in blocks of 2^shift channels, consecutive blocks in_stride (map)
-// and out_stride (output) elements apart. The vectors are no wider than a block, so none straddles two.
-// InAt/OutAt(d, c, k): vector k of the pass at channel c, which starts a block (4 vectors span whole blocks).
+// Blocked<R> (NCHW4c/8c/16c maps read in place): in blocks of R vectors' channels, consecutive blocks in_stride
+// (map) and out_stride (output) elements apart. InAt/OutAt(d, c, k): vector k of a pass at channel c, which
+// starts a block (4 vectors span whole blocks, R <= 4), so the vectors' offsets are constants times the strides.
 struct Contiguous {
   static constexpr bool kBlocked = false;
-  int64_t In(int64_t x) const { return x; }
-  int64_t Out(int64_t x) const { return x; }
+  template <class D>
+  int64_t In(D, int64_t x) const { return x; }
+  template <class D>
+  int64_t Out(D, int64_t x) const { return x; }
   template <class D>
   int64_t InAt(D d, int64_t c, int k) const { return c + k * static_cast<int64_t>(hn::Lanes(d)); }
   template <class D>
   int64_t OutAt(D d, int64_t c, int k) const { return c + k * static_cast<int64_t>(hn::Lanes(d)); }
 };
+template <int R>
 struct Blocked {
   static constexpr bool kBlocked = true;
-  int64_t shift, in_stride, out_stride;
-  int64_t in_vector[8], out_vector[8];  // In and Out of vector k's first channel, from PassOffsets
-  int64_t In(int64_t x) const { return (x >> shift) * in_stride + (x & ((int64_t{1} << shift) - 1)); }
-  int64_t Out(int64_t x) const { return (x >> shift) * out_stride + (x & ((int64_t{1} << shift) - 1)); }
+  int64_t in_stride, out_stride;
   template <class D>
-  int64_t InAt(D, int64_t c, int k) const { return In(c) + in_vector[k]; }
+  static int64_t Block(D d) { return R * static_cast<int64_t>(hn::Lanes(d)); }
   template <class D>
-  int64_t OutAt(D, int64_t c, int k) const { return Out(c) + out_vector[k]; }
-  // Fills in_vector and out_vector for vectors of `lanes` channels.
-  void PassOffsets(int64_t lanes) {
-    for (int k = 0; k < 8; ++k) {
-      in_vector[k] = In(k * lanes);
-      out_vector[k] = Out(k * lanes);
-    }
+  int64_t In(D d, int64_t x) const { return x / Block(d) * in_stride + x % Block(d); }
+  template <class D>
+  int64_t Out(D d, int64_t x) const { return x / Block(d) * out_stride + x % Block(d); }
+  template <class D>
+  int64_t InAt(D d, int64_t c, int k) const {
+    return c / Block(d) * in_stride + k / R * in_stride + k % R * static_cast<int64_t>(hn::Lanes(d));
+  }
+  template <class D>
+  int64_t OutAt(D d, int64_t c, int k) const {
+    return c / Block(d) * out_stride + k / R * out_stride + k % R * static_cast<int64_t>(hn::Lanes(d));
   }
 };
+
+// Inlines a lambda (GCC and clang): keeps PoolBinAvg's dispatch on finish and stream modes inside one function.
+#define HWY_INLINE_LAMBDA __attribute__((always_inline))
 
 // Loads a vector of channels at p: a full one when `Safe` (the bin's bounds check passed), else the n valid lanes.
 template <bool Safe, class D, typename T>
@@ -129,7 +135,7 @@ HWY_INLINE void MaxSamples(D d, const T* in, const BinTaps& b, const Ch& ch, int
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const size_t n = U == 1 ? tail : static_cast<size_t>(lanes);
   // A tail vector (U == 1) may start inside a block: its offset is In(c) itself.
-  const int64_t c0 = U == 1 ? ch.In(c) : ch.InAt(d, c, 0);
+  const int64_t c0 = U == 1 ? ch.In(d, c) : ch.InAt(d, c, 0);
   const int64_t c1 = ch.InAt(d, c, 1), c2 = ch.InAt(d, c, 2), c3 = ch.InAt(d, c, 3);
   for (int64_t i = 0; i < b.count; i += 4) {
     const PixelTap* t = b.taps + i;
@@ -212,7 +218,7 @@ HWY_INLINE void MergedStep(D d, V w, const T* p, const int64_t* o, size_t tail, 
 template <int U, bool Safe, class D, class V, typename T, class Ch>
 HWY_INLINE void AccumulateTaps(D d, const T* in, const BinTaps& b, const Ch& ch, int64_t c, size_t tail, const T* end,
                                V& a0, V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7) {
-  const T* const base = in + ch.In(c);
+  const T* const base = in + ch.In(d, c);
   int64_t o[U];
   VectorOffsets<U>(d, ch, o);
   for (const PixelTap* r = b.taps; r != b.taps + b.count; ++r) {
@@ -323,15 +329,15 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
   const int64_t max_offset = c < channels ? MaxOffset(b) : 0;
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    const float* const partial_end = Ch::kBlocked ? partial + ch.Out(c) + n : partial + channels;
-    V a0 = first ? hn::Zero(d) : LoadPartial(d, partial + ch.Out(c), n, partial_end), unused = a0;
+    const float* const partial_end = Ch::kBlocked ? partial + ch.Out(d, c) + n : partial + channels;
+    V a0 = first ? hn::Zero(d) : LoadPartial(d, partial + ch.Out(d, c), n, partial_end), unused = a0;
     // One bounds check per bin: only the tail's full-vector loads can reach past the data.
-    if (in + max_offset + ch.In(c) + lanes <= end) {
+    if (in + max_offset + ch.In(d, c) + lanes <= end) {
       AccumulateTaps<1, true>(d, in, b, ch, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
     } else {
       AccumulateTaps<1, false>(d, in, b, ch, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
     }
-    WriteTail<F>(d, a0, scale, partial, out, ch.Out(c), n);
+    WriteTail<F>(d, a0, scale, partial, out, ch.Out(d, c), n);
   }
 }
 
@@ -357,7 +363,19 @@ HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& 
       AvgPasses<decltype(finish)::value, false>(d, in, end, b, ch, channels, scale, partial, out);
     }
   };
+  // GCC inlines `run` in the contiguous form by itself (forcing it there costs NHWC instructions), and would call
+  // it in the blocked form.
+  auto run_inline = [&](auto finish) HWY_INLINE_LAMBDA {
+    if (streaming) {
+      AvgPasses<decltype(finish)::value, true>(d, in, end, b, ch, channels, scale, partial, out);
+    } else {
+      AvgPasses<decltype(finish)::value, false>(d, in, end, b, ch, channels, scale, partial, out);
+    }
+  };
   if (!b.last) return AvgPasses<Finish::kPartial, false>(d, in, end, b, ch, channels, scale, partial, out);
+  if constexpr (Ch::kBlocked) {
+    return divide ? run_inline(FinishTag<Finish::kDivide>()) : run_inline(FinishTag<Finish::kScale>());
+  }
   return divide ? run(FinishTag<Finish::kDivide>()) : run(FinishTag<Finish::kScale>());
 }
 
@@ -394,17 +412,17 @@ HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& 
   const int64_t max_offset = c < channels ? MaxOffset(b) : 0;
   for (; c < channels; c += lanes) {
     const size_t n = static_cast<size_t>(HWY_MIN(lanes, channels - c));
-    const float* const partial_end = Ch::kBlocked ? partial + ch.Out(c) + n : partial + channels;
-    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, partial + ch.Out(c), n, partial_end), unused = a0;
-    if (in + max_offset + ch.In(c) + lanes <= end) {
+    const float* const partial_end = Ch::kBlocked ? partial + ch.Out(d, c) + n : partial + channels;
+    V a0 = first ? hn::Set(d, -HUGE_VALF) : LoadPartial(d, partial + ch.Out(d, c), n, partial_end), unused = a0;
+    if (in + max_offset + ch.In(d, c) + lanes <= end) {
       MaxSamples<M, 1, true>(d, in, b, ch, c, n, end, a0, unused, unused, unused);
     } else {
       MaxSamples<M, 1, false>(d, in, b, ch, c, n, end, a0, unused, unused, unused);
     }
     if (last) {
-      WriteTail<Finish::kAsIs>(d, finish(a0), a0, partial, out, ch.Out(c), n);
+      WriteTail<Finish::kAsIs>(d, finish(a0), a0, partial, out, ch.Out(d, c), n);
     } else {
-      WriteTail<Finish::kPartial>(d, a0, a0, partial, out, ch.Out(c), n);
+      WriteTail<Finish::kPartial>(d, a0, a0, partial, out, ch.Out(d, c), n);
     }
   }
 }
