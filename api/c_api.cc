@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory_resource>
 #include <new>
 #include <string>
 #include <utility>
@@ -14,6 +16,7 @@
 
 #include "core/enums.h"
 #include "core/library.h"
+#include "execution/arena.h"
 #include "roialign/roialign.h"
 
 struct roialign_kernel {
@@ -210,10 +213,13 @@ roialign::Status ReadParams(const roialign_params* params, roialign::Params* out
   return s;
 }
 
-// How a call runs: roialign's threads, or the caller's pool (copied into `pool`, which must outlive the call).
+// How a call runs: roialign's threads, or the caller's pool (copied into `pool`, which must outlive the call), and
+// the caller's workspace (NULL: none).
 struct Threads {
   int32_t num_threads = 0;
   const roialign_threadpool* pool = nullptr;
+  void* workspace = nullptr;
+  size_t workspace_size = 0;
 };
 
 roialign::Status ReadOptions(const roialign_options* options, ThreadPoolView* pool, Threads* out) {
@@ -223,9 +229,15 @@ roialign::Status ReadOptions(const roialign_options* options, ThreadPoolView* po
   roialign::Status s = ReadChecked(options, &view);
   if (!s.ok()) return s;
   if (view.v.reserved != 0) return Invalid("options->reserved is " + std::to_string(view.v.reserved) + "; it must be 0");
-  if (view.v.workspace != nullptr || view.v.workspace_size != 0) {
-    return Unsupported("options->workspace: this roialign takes no caller workspace (NULL and 0)");
+  if (view.v.workspace == nullptr && view.v.workspace_size != 0) {
+    return Invalid("options->workspace is NULL but workspace_size is " + std::to_string(view.v.workspace_size) +
+                   "; pass both or neither");
   }
+  if (view.v.workspace != nullptr && view.v.workspace_size == 0) {
+    return Invalid("options->workspace is set but workspace_size is 0; give its size (roialign_workspace_size)");
+  }
+  out->workspace = view.v.workspace;
+  out->workspace_size = view.v.workspace_size;
   out->num_threads = view.v.num_threads;
   if (view.v.threadpool != nullptr) {
     s = Read(view.v.threadpool, pool);
@@ -259,11 +271,12 @@ roialign::Status ReadInputs(const roialign_inputs* inputs, InputsView* view) {
 }
 
 // A map's data as the kernels read it: `map.data` when its strides are dense (or all 0), else a dense copy in
-// `staged` (docs/api.md, "Strided maps"). Shapes the copy cannot serve (an empty or negative extent, a null
-// pointer) pass through unchanged, for the run's own validation to judge.
+// `staged` (docs/api.md, "Strided maps"), which allocates from its own memory resource; `copy` false sizes it
+// only (a workspace query). Shapes the copy cannot serve (an empty or negative extent, a null pointer) pass
+// through unchanged, for the run's own validation to judge.
 roialign::Status DenseData(const roialign_map& map, int64_t batch, int64_t channels, roialign::Layout layout,
-                           roialign::DType dtype, const char* what, std::vector<unsigned char>* staged,
-                           const void** data) {
+                           roialign::DType dtype, const char* what, std::pmr::vector<unsigned char>* staged,
+                           bool copy, const void** data) {
   *data = map.data;
   const int64_t* s = map.strides;
   if (s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0) return roialign::Status::Ok();
@@ -300,6 +313,8 @@ roialign::Status DenseData(const roialign_map& map, int64_t batch, int64_t chann
     return Invalid(std::string(what) + " has more elements than memory can hold");
   }
   staged->resize(static_cast<size_t>(elements) * bytes);  // std::bad_alloc: OUT_OF_MEMORY, output untouched
+  *data = staged->data();
+  if (!copy) return roialign::Status::Ok();
   const auto* src = static_cast<const unsigned char*>(map.data);
   unsigned char* dst = staged->data();
   for (int64_t i0 = 0; i0 < extent[0]; ++i0) {
@@ -334,6 +349,105 @@ roialign_status WriteNames(const std::vector<std::string>& names, char* buffer, 
   *buffer = '\0';
   return ROIALIGN_OK;
 }
+
+// A multi-level run (measure: a workspace query, which writes nothing): the C structs read and checked, the maps
+// staged where strided, then the run on roialign's heap and pool or all in the caller's workspace.
+roialign::Status MultiLevelCall(const roialign_multi_level_kernel* kernel, const roialign_inputs* inputs,
+                                void* output, const roialign_options* options, size_t* measured) {
+  if (kernel == nullptr) return Null("kernel");
+  InputsView view;
+  roialign::Status s = ReadInputs(inputs, &view);
+  if (!s.ok()) return s;
+  ThreadPoolView pool;
+  Threads threads;
+  s = ReadOptions(options, &pool, &threads);
+  if (!s.ok()) return s;
+  const bool measure = measured != nullptr;
+  const bool in_arena = measure || threads.workspace != nullptr;
+  roialign::internal::Arena arena(measure ? nullptr : threads.workspace, measure ? 0 : threads.workspace_size);
+  std::pmr::memory_resource* const heap = in_arena ? &arena : std::pmr::new_delete_resource();
+  const roialign_inputs& c = view.v;
+  const roialign::Params& p = kernel->kernel.params().params;
+  roialign::LevelMap maps[ROIALIGN_MAX_LEVELS];
+  std::pmr::vector<unsigned char> staged[ROIALIGN_MAX_LEVELS] = {
+      std::pmr::vector<unsigned char>(heap), std::pmr::vector<unsigned char>(heap),
+      std::pmr::vector<unsigned char>(heap), std::pmr::vector<unsigned char>(heap),
+      std::pmr::vector<unsigned char>(heap), std::pmr::vector<unsigned char>(heap),
+      std::pmr::vector<unsigned char>(heap), std::pmr::vector<unsigned char>(heap)};
+  static_assert(ROIALIGN_MAX_LEVELS == 8, "one staging buffer per level");
+  for (int32_t l = 0; l < c.num_maps; ++l) {
+    const void* data = nullptr;
+    char what[32];
+    std::snprintf(what, sizeof(what), "inputs->maps[%d]", static_cast<int>(l));
+    s = DenseData(c.maps[l], c.batch, c.channels, p.layout, p.dtype, what, &staged[l], !measure, &data);
+    if (!s.ok()) return s;
+    maps[l] = {data, c.maps[l].height, c.maps[l].width};
+  }
+  roialign::MultiLevelInputs in;
+  in.maps = maps;
+  in.num_maps = c.num_maps;
+  in.batch = c.batch;
+  in.channels = c.channels;
+  in.rois = c.rois;
+  in.batch_indices = c.batch_indices;
+  in.levels = c.levels;
+  in.num_rois = c.num_rois;
+  if (in_arena) {
+    s = roialign::internal::RunMultiLevelInArena(kernel->kernel, in, output, threads.num_threads, threads.pool, arena,
+                                                 measure);
+    if (measure && s.ok()) *measured = arena.needed();
+    return s;
+  }
+  return threads.pool != nullptr ? kernel->kernel.Run(in, output, *threads.pool)
+                                 : kernel->kernel.Run(in, output, threads.num_threads);
+}
+
+// The same for a single-level run.
+roialign::Status Call(const roialign_kernel* kernel, const roialign_inputs* inputs, void* output,
+                      const roialign_options* options, size_t* measured) {
+  if (kernel == nullptr) return Null("kernel");
+  InputsView view;
+  roialign::Status s = ReadInputs(inputs, &view);
+  if (!s.ok()) return s;
+  const roialign_inputs& c = view.v;
+  if (c.num_maps != 1) {
+    return Invalid("inputs->num_maps is " + std::to_string(c.num_maps) + "; roialign_run takes 1 map");
+  }
+  if (c.levels != nullptr) return Invalid("inputs->levels is for multi-level kernels; it must be NULL here");
+  ThreadPoolView pool;
+  Threads threads;
+  s = ReadOptions(options, &pool, &threads);
+  if (!s.ok()) return s;
+  const bool measure = measured != nullptr;
+  const bool in_arena = measure || threads.workspace != nullptr;
+  roialign::internal::Arena arena(measure ? nullptr : threads.workspace, measure ? 0 : threads.workspace_size);
+  std::pmr::vector<unsigned char> staged(in_arena ? static_cast<std::pmr::memory_resource*>(&arena)
+                                                  : std::pmr::new_delete_resource());
+  const void* data = nullptr;
+  const roialign::Params& p = kernel->kernel.params();
+  s = DenseData(c.maps[0], c.batch, c.channels, p.layout, p.dtype, "inputs->maps[0]", &staged, !measure, &data);
+  if (!s.ok()) return s;
+  roialign::Inputs in;
+  in.input = data;
+  in.batch = c.batch;
+  in.channels = c.channels;
+  in.height = c.maps[0].height;
+  in.width = c.maps[0].width;
+  in.rois = c.rois;
+  in.batch_indices = c.batch_indices;
+  in.num_rois = c.num_rois;
+  if (in_arena) {
+    s = roialign::internal::RunInArena(kernel->kernel, in, output, threads.num_threads, threads.pool, arena, measure);
+    if (measure && s.ok()) *measured = arena.needed();
+    return s;
+  }
+  return threads.pool != nullptr ? kernel->kernel.Run(in, output, *threads.pool)
+                                 : kernel->kernel.Run(in, output, threads.num_threads);
+}
+
+// A query's stand-in for the output, which it never writes (the run's validation wants one where the output
+// has elements).
+unsigned char g_no_output;
 
 }  // namespace
 
@@ -392,37 +506,23 @@ const char* roialign_multi_level_kernel_name(const roialign_multi_level_kernel* 
 
 roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kernel, const roialign_inputs* inputs,
                                          void* output, const roialign_options* options) {
+  return Guard([&] { return MultiLevelCall(kernel, inputs, output, options, nullptr); });
+}
+
+roialign_status roialign_multi_level_workspace_size(const roialign_multi_level_kernel* kernel,
+                                                    const roialign_inputs* inputs, const roialign_options* options,
+                                                    size_t* bytes) {
   return Guard([&]() -> roialign::Status {
-    if (kernel == nullptr) return Null("kernel");
-    InputsView view;
-    roialign::Status s = ReadInputs(inputs, &view);
-    if (!s.ok()) return s;
-    ThreadPoolView pool;
-    Threads threads;
-    s = ReadOptions(options, &pool, &threads);
-    if (!s.ok()) return s;
-    const roialign_inputs& c = view.v;
-    const roialign::Params& p = kernel->kernel.params().params;
-    roialign::LevelMap maps[ROIALIGN_MAX_LEVELS];
-    std::vector<unsigned char> staged[ROIALIGN_MAX_LEVELS];
-    for (int32_t l = 0; l < c.num_maps; ++l) {
-      const void* data = nullptr;
-      const std::string what = "inputs->maps[" + std::to_string(l) + "]";
-      s = DenseData(c.maps[l], c.batch, c.channels, p.layout, p.dtype, what.c_str(), &staged[l], &data);
-      if (!s.ok()) return s;
-      maps[l] = {data, c.maps[l].height, c.maps[l].width};
-    }
-    roialign::MultiLevelInputs in;
-    in.maps = maps;
-    in.num_maps = c.num_maps;
-    in.batch = c.batch;
-    in.channels = c.channels;
-    in.rois = c.rois;
-    in.batch_indices = c.batch_indices;
-    in.levels = c.levels;
-    in.num_rois = c.num_rois;
-    return threads.pool != nullptr ? kernel->kernel.Run(in, output, *threads.pool)
-                                   : kernel->kernel.Run(in, output, threads.num_threads);
+    if (bytes == nullptr) return Null("bytes");
+    return MultiLevelCall(kernel, inputs, &g_no_output, options, bytes);
+  });
+}
+
+roialign_status roialign_workspace_size(const roialign_kernel* kernel, const roialign_inputs* inputs,
+                                        const roialign_options* options, size_t* bytes) {
+  return Guard([&]() -> roialign::Status {
+    if (bytes == nullptr) return Null("bytes");
+    return Call(kernel, inputs, &g_no_output, options, bytes);
   });
 }
 
@@ -438,37 +538,7 @@ const char* roialign_kernel_name(const roialign_kernel* kernel) {
 
 roialign_status roialign_run(const roialign_kernel* kernel, const roialign_inputs* inputs, void* output,
                              const roialign_options* options) {
-  return Guard([&]() -> roialign::Status {
-    if (kernel == nullptr) return Null("kernel");
-    InputsView view;
-    roialign::Status s = ReadInputs(inputs, &view);
-    if (!s.ok()) return s;
-    const roialign_inputs& c = view.v;
-    if (c.num_maps != 1) {
-      return Invalid("inputs->num_maps is " + std::to_string(c.num_maps) + "; roialign_run takes 1 map");
-    }
-    if (c.levels != nullptr) return Invalid("inputs->levels is for multi-level kernels; it must be NULL here");
-    ThreadPoolView pool;
-    Threads threads;
-    s = ReadOptions(options, &pool, &threads);
-    if (!s.ok()) return s;
-    std::vector<unsigned char> staged;
-    const void* data = nullptr;
-    const roialign::Params& p = kernel->kernel.params();
-    s = DenseData(c.maps[0], c.batch, c.channels, p.layout, p.dtype, "inputs->maps[0]", &staged, &data);
-    if (!s.ok()) return s;
-    roialign::Inputs in;
-    in.input = data;
-    in.batch = c.batch;
-    in.channels = c.channels;
-    in.height = c.maps[0].height;
-    in.width = c.maps[0].width;
-    in.rois = c.rois;
-    in.batch_indices = c.batch_indices;
-    in.num_rois = c.num_rois;
-    return threads.pool != nullptr ? kernel->kernel.Run(in, output, *threads.pool)
-                                   : kernel->kernel.Run(in, output, threads.num_threads);
-  });
+  return Guard([&] { return Call(kernel, inputs, output, options, nullptr); });
 }
 
 void roialign_kernel_free(roialign_kernel* kernel) { delete kernel; }

@@ -16,7 +16,8 @@ namespace internal {
 void ReserveWorkingMemory(const Problem& problem, const Plan& plan, WorkingMemory& memory) {
   // Never shrinks the thread count: a multi-level call reserves for every level before running the first.
   if (memory.per_thread.size() < static_cast<size_t>(plan.threads)) {
-    memory.per_thread.resize(static_cast<size_t>(plan.threads));
+    memory.per_thread.reserve(static_cast<size_t>(plan.threads));
+    while (memory.per_thread.size() < static_cast<size_t>(plan.threads)) memory.per_thread.emplace_back(memory.resource);
   }
   const bool tiles = plan.access == PixelAccess::kStaged;
   for (size_t t = 0; t < static_cast<size_t>(plan.threads); ++t) memory.per_thread[t].Prepare(problem, tiles);
@@ -51,7 +52,7 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
                         plan.threads, threading);
       ctx.band = memory.band_rows.data();
     }
-    const std::vector<int64_t>& rois = pass.rois;
+    const std::pmr::vector<int64_t>& rois = pass.rois;
     const int64_t n = static_cast<int64_t>(rois.size());
     ParallelFor(n * num_blocks, plan.threads, threading, [&](int64_t task, int slot) {
       const int64_t block = task / n, k = rois[static_cast<size_t>(task % n)];

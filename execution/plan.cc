@@ -112,47 +112,64 @@ void BuildGeometry(const Problem& p, PixelAccess access, bool band_transform, Ca
   }
 }
 
-Plan DirectPlan(const Problem& p, PixelAccess access, const Threading& threading) {
-  Plan plan;
+Plan DirectPlan(const Problem& p, PixelAccess access, const Threading& threading, std::pmr::memory_resource* memory) {
+  Plan plan(memory);
   BuildGeometry(p, access, false, &plan.geometry);
   PlanTasks(p, access, threading, false, &plan);
-  PlannedPass pass;
-  pass.rois = LocalityOrder(p);
+  PlannedPass pass(memory);
+  pass.rois = LocalityOrder(p, memory);
+  plan.passes.reserve(1);
   plan.passes.push_back(std::move(pass));
   return plan;
 }
 
-Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows) {
+Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows,
+              std::pmr::memory_resource* memory) {
   const bool transform = access == PixelAccess::kStaged;
-  Plan plan;
+  Plan plan(memory);
   BuildGeometry(p, access, transform, &plan.geometry);
   PlanTasks(p, access, threading, true, &plan);
   const int64_t PH = p.params.pooled_height, H = p.height;
   plan.band_rows = band_rows;
   plan.num_bands = (H + band_rows - 1) / band_rows;
   // Each RoI's first and last band, and whether its rows can be split by band at all (row_bands.h).
-  std::vector<RoiSampling>& rois = plan.geometry.rois;
+  std::pmr::vector<RoiSampling>& rois = plan.geometry.rois;
   for (int64_t j = 0; j < RunCount(p); ++j) {
     RoiSampling& s = rois[static_cast<size_t>(RunRoi(p, j))];
     s.split = RoiBands(s.gy, PH, plan.geometry.y.data() + s.y, band_rows, plan.num_bands, &s.first_band,
                        &s.last_band);
   }
-  const std::vector<int64_t> order = LocalityOrder(p);
+  const std::pmr::vector<int64_t> order = LocalityOrder(p, memory);
   // In-place maps are read band by band, all images at once (RoIs that cannot be split run whole in band 0);
   // staged ones from each image's band made channels-last, and the RoIs that cannot be split run afterwards on
   // per-RoI tiles.
   const int64_t images = transform ? p.batch : 1;
+  auto in_pass = [&](const RoiSampling& s, int64_t image, int64_t band) {
+    if (s.first_band > band || band > s.last_band) return false;
+    return !transform || (s.split && s.batch == image);
+  };
+  // Exact sizes first: the passes that have RoIs (and the tile pass), then each pass's RoIs.
+  size_t num_passes = 1;
   for (int64_t image = 0; image < images; ++image) {
     for (int64_t band = 0; band < plan.num_bands; ++band) {
-      PlannedPass pass;
+      num_passes += std::any_of(order.begin(), order.end(), [&](int64_t k) {
+        return in_pass(rois[static_cast<size_t>(k)], image, band);
+      }) ? 1 : 0;
+    }
+  }
+  plan.passes.reserve(num_passes);
+  for (int64_t image = 0; image < images; ++image) {
+    for (int64_t band = 0; band < plan.num_bands; ++band) {
+      const auto count = std::count_if(order.begin(), order.end(), [&](int64_t k) {
+        return in_pass(rois[static_cast<size_t>(k)], image, band);
+      });
+      if (count == 0) continue;
+      PlannedPass pass(memory);
       pass.band = band;
+      pass.rois.reserve(static_cast<size_t>(count));
       for (int64_t k : order) {
-        const RoiSampling& s = rois[static_cast<size_t>(k)];
-        if (s.first_band > band || band > s.last_band) continue;
-        if (transform && (!s.split || s.batch != image)) continue;
-        pass.rois.push_back(k);
+        if (in_pass(rois[static_cast<size_t>(k)], image, band)) pass.rois.push_back(k);
       }
-      if (pass.rois.empty()) continue;
       if (transform) {
         pass.transform = true;
         pass.image = image;
@@ -166,7 +183,9 @@ Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, 
     }
   }
   if (transform) {
-    PlannedPass tiles;
+    PlannedPass tiles(memory);
+    tiles.rois.reserve(static_cast<size_t>(
+        std::count_if(order.begin(), order.end(), [&](int64_t k) { return !rois[static_cast<size_t>(k)].split; })));
     for (int64_t k : order) {
       if (!rois[static_cast<size_t>(k)].split) tiles.rois.push_back(k);
     }
@@ -183,22 +202,23 @@ PixelAccess AccessOf(const KernelFns& fns, Layout layout) {
                                                                              : PixelAccess::kInPlace;
 }
 
-Plan MakePlan(const Problem& p, PixelAccess access, const Threading& threading) {
+Plan MakePlan(const Problem& p, PixelAccess access, const Threading& threading, std::pmr::memory_resource* memory) {
   const int64_t band_rows = BandRows(p.width, p.channels, BytesOf(p.params.dtype));
-  if (UseBandTransform(access, p, band_rows)) return BandPlan(p, access, threading, band_rows);
+  if (UseBandTransform(access, p, band_rows)) return BandPlan(p, access, threading, band_rows, memory);
   // Bands pay when RoIs share pixels: only when together they read more pixels than the map holds (the planar
   // rule too). A few RoIs go straight over the map in one parallel region instead of one per band.
   const int64_t num_bands = (p.height + band_rows - 1) / band_rows;
   const double pixels = static_cast<double>(p.batch * p.height * p.width);
   if (access == PixelAccess::kInPlace && num_bands > 1 && p.footprint_pixels > pixels) {
-    return BandPlan(p, access, threading, band_rows);
+    return BandPlan(p, access, threading, band_rows, memory);
   }
-  return DirectPlan(p, access, threading);
+  return DirectPlan(p, access, threading, memory);
 }
 
-Plan MakeBandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows) {
-  if (band_rows <= 0 || access == PixelAccess::kWholeRois) return DirectPlan(p, access, threading);
-  return BandPlan(p, access, threading, band_rows);
+Plan MakeBandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows,
+                  std::pmr::memory_resource* memory) {
+  if (band_rows <= 0 || access == PixelAccess::kWholeRois) return DirectPlan(p, access, threading, memory);
+  return BandPlan(p, access, threading, band_rows, memory);
 }
 
 }  // namespace internal

@@ -8,6 +8,7 @@
 #define ROIALIGN_EXECUTION_PLAN_H_
 
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 #include "execution/parallel.h"
@@ -47,30 +48,34 @@ struct RoiSampling {
 
 // Every computed RoI's taps, indexed by RoI index, and AVG's merged taps with the strides of the channels-last
 // pixels the microkernel will read (the map's own, or a staged band's).
+// Arrays from the plan's memory resource (the heap, or a workspace run's arena).
 struct CallGeometry {
-  std::vector<RoiSampling> rois;
-  std::vector<AxisTap> y, x;
-  std::vector<TapRun> runs;
-  std::vector<MergedTap> merged;
+  explicit CallGeometry(std::pmr::memory_resource* r) : rois(r), y(r), x(r), runs(r), merged(r) {}
+  std::pmr::vector<RoiSampling> rois;
+  std::pmr::vector<AxisTap> y, x;
+  std::pmr::vector<TapRun> runs;
+  std::pmr::vector<MergedTap> merged;
 };
 
 // One pass over a subset of the RoIs: all their bins, or the sample rows of one band of map rows.
 struct PlannedPass {
+  explicit PlannedPass(std::pmr::memory_resource* r) : rois(r) {}
   int64_t band = 0;  // with Plan::band_rows > 0: the band this pass processes
   // Planar kernels: first make rows [rows_begin, rows_end) of image `image` channels-last for this pass.
   bool transform = false;
   int64_t image = 0, rows_begin = 0, rows_end = 0;
-  std::vector<int64_t> rois;  // in locality order
+  std::pmr::vector<int64_t> rois;  // in locality order
 };
 
 struct Plan {
+  explicit Plan(std::pmr::memory_resource* r = std::pmr::get_default_resource()) : geometry(r), passes(r) {}
   CallGeometry geometry;  // every RoI's taps, computed once for the call
   PixelAccess access = PixelAccess::kWholeRois;
   int threads = 1;
   // Tasks are (channel block, RoI) pairs, block-major: consecutive tasks share a block and follow `rois`.
   int64_t channels_per_task = 0, channel_blocks = 1;
   int64_t band_rows = 0, num_bands = 1;  // band_rows 0: no bands
-  std::vector<PlannedPass> passes;       // run one after another (bins carry partial state between bands)
+  std::pmr::vector<PlannedPass> passes;  // run one after another (bins carry partial state between bands)
   bool stream_output = false;            // non-temporal stores for finished bins
   // Bins keep partial state in the output itself (it is f32); otherwise in f32 working memory.
   bool partial_in_output = true;
@@ -79,14 +84,16 @@ struct Plan {
 
 // The plan Run executes: RoIs in locality order; row bands when the RoIs share pixels of a map larger than a
 // band; the band transform for staged maps when the RoIs' footprint reaches a quarter of the map; channel
-// blocks; streaming stores for outputs larger than the last-level cache. Throws std::bad_alloc.
-Plan MakePlan(const Problem& problem, PixelAccess access, const Threading& threading);
+// blocks; streaming stores for outputs larger than the last-level cache. Every array comes from `memory`, sized
+// exactly before it is filled (a workspace holds no slack for growth). Throws std::bad_alloc.
+Plan MakePlan(const Problem& problem, PixelAccess access, const Threading& threading,
+              std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 // The plan with bands of `band_rows` map rows, whatever the heuristics say: in-place maps are read band by band,
 // staged ones through the band transform (RoIs that cannot be split by band run on tiles after the bands). For
 // tests and for MakePlan. Throws std::bad_alloc.
 Plan MakeBandPlan(const Problem& problem, PixelAccess access, const Threading& threading,
-                  int64_t band_rows);
+                  int64_t band_rows, std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 }  // namespace internal
 }  // namespace roialign

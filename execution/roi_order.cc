@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>  // std::swap
+#include <vector>
 
 #include "kernels/roi_geometry.h"
 
@@ -30,7 +31,7 @@ uint64_t HilbertIndex(int bits, uint32_t x, uint32_t y) {
   return d;
 }
 
-std::vector<int64_t> LocalityOrder(const Problem& p) {
+std::pmr::vector<int64_t> LocalityOrder(const Problem& p, std::pmr::memory_resource* memory) {
   // 1024 cells per axis over the span of the centres: finer than any RoI that shares pixels with its neighbours.
   constexpr int kBits = 10;
   constexpr double kCells = 1 << kBits;
@@ -40,7 +41,7 @@ std::vector<int64_t> LocalityOrder(const Problem& p) {
     int64_t batch;
     double x, y;
   };
-  std::vector<Centre> centres(static_cast<size_t>(n));
+  std::pmr::vector<Centre> centres(static_cast<size_t>(n), memory);
   double lo_x = HUGE_VAL, hi_x = -HUGE_VAL, lo_y = HUGE_VAL, hi_y = -HUGE_VAL;
   for (int64_t i = 0; i < n; ++i) {
     const RoiRecord r = RoiAt(p.rois, p.batch_indices, RunRoi(p, i));
@@ -54,16 +55,26 @@ std::vector<int64_t> LocalityOrder(const Problem& p) {
     if (!std::isfinite(v) || !(hi > lo)) return uint32_t{0};
     return static_cast<uint32_t>(std::min(kCells - 1, std::floor((v - lo) / (hi - lo) * kCells)));
   };
-  std::vector<std::pair<int64_t, uint64_t>> keys(static_cast<size_t>(n));  // (image, position on the curve)
-  std::vector<int64_t> order(static_cast<size_t>(n));
+  // (image, position on the curve, position in the input): sorting them with the input position as the last key
+  // keeps ties in input order as a stable sort would, without the buffer std::stable_sort allocates.
+  struct Key {
+    int64_t batch;
+    uint64_t curve;
+    int64_t i;
+    bool operator<(const Key& o) const {
+      return batch != o.batch ? batch < o.batch : curve != o.curve ? curve < o.curve : i < o.i;
+    }
+  };
+  std::pmr::vector<Key> keys(static_cast<size_t>(n), memory);
+  std::pmr::vector<int64_t> order(static_cast<size_t>(n), memory);
   for (int64_t i = 0; i < n; ++i) {
     const Centre& m = centres[static_cast<size_t>(i)];
-    keys[static_cast<size_t>(i)] = {m.batch, HilbertIndex(kBits, cell(m.x, lo_x, hi_x), cell(m.y, lo_y, hi_y))};
-    order[static_cast<size_t>(i)] = i;
+    keys[static_cast<size_t>(i)] = {m.batch, HilbertIndex(kBits, cell(m.x, lo_x, hi_x), cell(m.y, lo_y, hi_y)), i};
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)]; });
-  for (int64_t& i : order) i = RunRoi(p, i);  // positions in the subset -> RoI indices
+  std::sort(keys.begin(), keys.end());
+  for (int64_t i = 0; i < n; ++i) {  // positions in the subset -> RoI indices
+    order[static_cast<size_t>(i)] = RunRoi(p, keys[static_cast<size_t>(i)].i);
+  }
   return order;
 }
 

@@ -6,7 +6,7 @@
 #define ROIALIGN_EXECUTION_ROI_ORDER_H_
 
 #include <cstdint>
-#include <vector>
+#include <memory_resource>
 
 #include "kernels/problem.h"
 
@@ -21,8 +21,10 @@ uint64_t HilbertIndex(int bits, uint32_t x, uint32_t y);
 // through their box centres. A detector's RoIs arrive in score order, scattered over the map; along the curve,
 // consecutive RoIs cover nearby pixels in both directions, so the pixels they share are still in L2. (Sorting by
 // rows alone keeps a strip of the map as wide as the image, several MB for 256 channels, so pixels shared by RoIs
-// far apart in x were gone from L2 by the time the next one read them.) Ties keep the input order.
-std::vector<int64_t> LocalityOrder(const Problem& p);
+// far apart in x were gone from L2 by the time the next one read them.) Ties keep the input order. The order and
+// its temporaries come from `memory`; the sort itself allocates nothing.
+std::pmr::vector<int64_t> LocalityOrder(const Problem& p,
+                                        std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 }  // namespace internal
 }  // namespace roialign

@@ -2,10 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kernel::Run: data validation, then the plan, executed with the kernel selection resolved.
 #include <memory>
+#include <memory_resource>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "core/messages.h"
+#include "execution/arena.h"
 #include "execution/execute.h"
 #include "execution/kernel_access.h"
 #include "execution/parallel.h"
@@ -60,8 +63,16 @@ void Kernel::ReleaseWorkingMemory() const noexcept {
 
 namespace internal {
 
-// Both Run overloads: validation, then the plan on `threading`.
-Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Threading& threading) {
+// A workspace run that the arena cannot hold: INVALID_ARGUMENT naming the bytes it needs.
+Status WorkspaceTooSmall(const Arena& arena) {
+  return Invalid("options->workspace_size is " + std::to_string(arena.size()) + " bytes; this run needs " +
+                 std::to_string(arena.needed()) + " (roialign_workspace_size)");
+}
+
+// Every Run: validation, then the plan on `threading`, its memory from the kernel's pool or, given an arena,
+// all of it (plan and working memory) from the arena; a measuring arena stops before the first write.
+Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Threading& threading, Arena* arena,
+             bool measure_only) {
   if (threading.pool != nullptr) {
     Status s = ValidateThreadPool(threading.pool);
     if (!s.ok()) return s;
@@ -73,10 +84,22 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
   Problem problem;
   Status s = ValidateData(kernel.params(), inputs, output, &problem);
   if (!s.ok()) return s;
-  if (problem.num_rois == 0 || problem.channels == 0) return Status::Ok();  // nothing to write
-  if (selected->custom) return RunCustom(*selected, kernel.params(), inputs, output, threading);
+  if (problem.num_rois == 0 || problem.channels == 0 || selected->custom) {
+    if (arena != nullptr && !measure_only && !arena->fits()) return WorkspaceTooSmall(*arena);
+    if (measure_only || problem.num_rois == 0 || problem.channels == 0) return Status::Ok();  // nothing to write
+    return RunCustom(*selected, kernel.params(), inputs, output, threading);
+  }
   try {
-    const Plan plan = MakePlan(problem, selected->access, threading);
+    if (arena != nullptr) {
+      const Plan plan = MakePlan(problem, selected->access, threading, arena);
+      WorkingMemory memory(arena);
+      ReserveWorkingMemory(problem, plan, memory);
+      if (measure_only) return Status::Ok();
+      if (!arena->fits()) return WorkspaceTooSmall(*arena);
+      Execute(problem, plan, selected->fns, threading, memory);
+      return Status::Ok();
+    }
+    const Plan plan = MakePlan(problem, selected->access, threading, std::pmr::new_delete_resource());
     internal::BorrowedMemory memory(selected->memory);
     ReserveWorkingMemory(problem, plan, memory.get());
     // Everything is allocated: from here on the output is written, and nothing can fail.
@@ -87,14 +110,20 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
   return Status::Ok();
 }
 
+Status RunInArena(const Kernel& kernel, const Inputs& inputs, void* output, int32_t num_threads,
+                  const ThreadPool* pool, Arena& arena, bool measure_only) {
+  return StatusOrOutOfMemory(
+      [&] { return RunOn(kernel, inputs, output, {pool != nullptr ? 0 : num_threads, pool}, &arena, measure_only); });
+}
+
 }  // namespace internal
 
 Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
-  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {num_threads, nullptr}); });
+  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {num_threads, nullptr}, nullptr, false); });
 }
 
 Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {0, &pool}); });
+  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {0, &pool}, nullptr, false); });
 }
 
 }  // namespace roialign

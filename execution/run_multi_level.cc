@@ -4,12 +4,16 @@
 // by level (a counting sort) and each level's group run as one single-level plan on that level's map. Kernels
 // write each RoI's output in its own slot, so results are in input order with no scatter and no extra pass.
 #include <cstring>
+#include <memory>
+#include <optional>
+#include <memory_resource>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "core/enums.h"
 #include "core/messages.h"
+#include "execution/arena.h"
 #include "execution/execute.h"
 #include "execution/kernel_access.h"
 #include "execution/parallel.h"
@@ -27,7 +31,7 @@ namespace {
 std::string LevelPrefix(size_t l) { return "level " + std::to_string(l) + ": "; }
 
 // The RoIs' levels (kNotPooled for those no level pools), or why the call is invalid.
-Status AssignLevels(const MultiLevelParams& mp, const MultiLevelInputs& in, std::vector<int32_t>* levels) {
+Status AssignLevels(const MultiLevelParams& mp, const MultiLevelInputs& in, std::pmr::vector<int32_t>* levels) {
   const int64_t K = in.num_rois;
   const int32_t L = static_cast<int32_t>(mp.scales.size());
   levels->resize(static_cast<size_t>(K));
@@ -54,8 +58,10 @@ Status AssignLevels(const MultiLevelParams& mp, const MultiLevelInputs& in, std:
 
 }  // namespace
 
+// Every multi-level Run; its memory as in RunOn (run.cc): the heap and the kernel's pool, or all from `arena`.
 Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& in, void* output,
-                       const Threading& threading) {
+                       const Threading& threading, Arena* arena, bool measure_only) {
+  std::pmr::memory_resource* const heap = arena != nullptr ? arena : std::pmr::new_delete_resource();
   if (threading.pool != nullptr) {
     Status s = ValidateThreadPool(threading.pool);
     if (!s.ok()) return s;
@@ -80,8 +86,8 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
   }
 
   // Each level's attributes and call, and its shape checked.
-  std::vector<Params> params(L, mp.params);
-  std::vector<Inputs> inputs(L);
+  std::pmr::vector<Params> params(L, mp.params, heap);
+  std::pmr::vector<Inputs> inputs(L, heap);
   for (size_t l = 0; l < L; ++l) {
     params[l].spatial_scale = mp.scales[l];
     Inputs& il = inputs[l];
@@ -97,12 +103,12 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     if (!s.ok()) return Invalid(LevelPrefix(l) + s.message());
   }
 
-  std::vector<int32_t> levels;
+  std::pmr::vector<int32_t> levels(heap);
   Status s = AssignLevels(mp, in, &levels);
   if (!s.ok()) return s;
   // Every RoI checked on its own level's map and scale; one not pooled only for its batch index and coordinates.
-  std::vector<RoiTotals> totals(L);
-  std::vector<int64_t> counts(L + 1, 0);  // counts[L]: RoIs not pooled
+  std::pmr::vector<RoiTotals> totals(L, heap);
+  std::pmr::vector<int64_t> counts(L + 1, 0, heap);  // counts[L]: RoIs not pooled
   int64_t work = 0;
   for (int64_t k = 0; k < K; ++k) {
     const int32_t l = levels[static_cast<size_t>(k)];
@@ -118,28 +124,49 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     }
     if (!s.ok()) return s;
   }
-  if (K == 0 || in.channels == 0) return Status::Ok();  // nothing to write
+  auto too_small = [&] {
+    return Invalid("options->workspace_size is " + std::to_string(arena->size()) + " bytes; this run needs " +
+                   std::to_string(arena->needed()) + " (roialign_multi_level_workspace_size)");
+  };
+  if (K == 0 || in.channels == 0) {  // nothing to write
+    if (arena != nullptr && !measure_only && !arena->fits()) return too_small();
+    return Status::Ok();
+  }
 
   try {
     // RoI indices grouped by level, in input order within a level (the planner orders them for locality).
-    std::vector<int64_t> begin(L + 1, 0), order(static_cast<size_t>(K));
+    std::pmr::vector<int64_t> begin(L + 1, 0, heap), order(static_cast<size_t>(K), heap);
     for (size_t l = 1; l <= L; ++l) begin[l] = begin[l - 1] + counts[l - 1];
-    std::vector<int64_t> next = begin;
+    std::pmr::vector<int64_t> next(begin, heap);
     for (int64_t k = 0; k < K; ++k) {
       const int32_t l = levels[static_cast<size_t>(k)];
       order[static_cast<size_t>(next[l == kNotPooled ? L : static_cast<size_t>(l)]++)] = k;
     }
-    std::vector<Problem> problems(L);
-    std::vector<Plan> plans(L);
-    BorrowedMemory memory(selected->memory);
+    std::pmr::vector<Problem> problems(L, heap);
+    std::pmr::vector<Plan> plans(heap);
+    plans.reserve(L);
+    // Working memory: the pool's, or a set of the run's own in the arena.
+    std::optional<BorrowedMemory> borrowed;
+    std::optional<WorkingMemory> own;
+    WorkingMemory* memory = nullptr;
+    if (arena == nullptr) {
+      memory = &borrowed.emplace(selected->memory).get();
+    } else {
+      memory = &own.emplace(arena);
+    }
     for (size_t l = 0; l < L; ++l) {
-      if (counts[l] == 0) continue;
+      if (counts[l] == 0) {
+        plans.emplace_back(heap);
+        continue;
+      }
       FillProblem(params[l], inputs[l], output, totals[l], &problems[l]);
       problems[l].roi_subset = order.data() + begin[l];
       problems[l].subset_size = counts[l];
-      plans[l] = MakePlan(problems[l], selected->access, threading);
-      ReserveWorkingMemory(problems[l], plans[l], memory.get());
+      plans.push_back(MakePlan(problems[l], selected->access, threading, heap));
+      ReserveWorkingMemory(problems[l], plans[l], *memory);
     }
+    if (measure_only) return Status::Ok();
+    if (arena != nullptr && !arena->fits()) return too_small();
     // Everything is allocated: from here on the output is written.
     const size_t roi_bytes = static_cast<size_t>(StoredChannels(mp.params.layout, in.channels) *
                                                  mp.params.pooled_height * mp.params.pooled_width *
@@ -150,7 +177,7 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     }
     for (size_t l = 0; l < L; ++l) {
       if (counts[l] == 0) continue;
-      Execute(problems[l], plans[l], selected->fns, threading, memory.get());
+      Execute(problems[l], plans[l], selected->fns, threading, *memory);
     }
   } catch (const std::bad_alloc&) {
     return OutOfMemory("working memory", selected->name);
@@ -158,15 +185,22 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
   return Status::Ok();
 }
 
+Status RunMultiLevelInArena(const MultiLevelKernel& kernel, const MultiLevelInputs& inputs, void* output,
+                            int32_t num_threads, const ThreadPool* pool, Arena& arena, bool measure_only) {
+  return StatusOrOutOfMemory([&] {
+    return RunMultiLevelOn(kernel, inputs, output, {pool != nullptr ? 0 : num_threads, pool}, &arena, measure_only);
+  });
+}
+
 }  // namespace internal
 
 Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads) const {
   return internal::StatusOrOutOfMemory(
-      [&] { return internal::RunMultiLevelOn(*this, inputs, output, {num_threads, nullptr}); });
+      [&] { return internal::RunMultiLevelOn(*this, inputs, output, {num_threads, nullptr}, nullptr, false); });
 }
 
 Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory([&] { return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool}); });
+  return internal::StatusOrOutOfMemory([&] { return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool}, nullptr, false); });
 }
 
 }  // namespace roialign

@@ -7,9 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
-#include "kernels/aligned_memory.h"
+#include "execution/growing_buffer.h"
 #include "kernels/merged_taps.h"
 #include "kernels/problem.h"
 #include "kernels/roi_geometry.h"
@@ -23,16 +24,18 @@ inline constexpr size_t kTilePixels = 4096;
 inline constexpr size_t kTileFloats = kTilePixels * 64;
 
 struct Scratch {
-  std::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile
-  std::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
-  std::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
-  std::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
-  std::vector<PixelTap> bin_taps;                 // kBinTaps: a piece of one bin's taps for the microkernel
+  explicit Scratch(std::pmr::memory_resource* r)
+      : y_tile_taps(r), x_tile_taps(r), rows(r), cols(r), merged(r), band_samples(r), bin_taps(r), tile(r), bins(r) {}
+  std::pmr::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile
+  std::pmr::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
+  std::pmr::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
+  std::pmr::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
+  std::pmr::vector<PixelTap> bin_taps;                 // kBinTaps: a piece of one bin's taps for the microkernel
   // kTileFloats floats' bytes: channels-last footprint in the map's element type (not zeroed: kernels write first)
-  hwy::AlignedFreeUniquePtr<unsigned char[]> tile;
-  hwy::AlignedFreeUniquePtr<float[]> bins;  // kTileFloats: channels-last results before transposing
+  GrowingBuffer<unsigned char> tile;
+  GrowingBuffer<float> bins;  // kTileFloats: channels-last results before transposing
 
-  // Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
+// Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
   void Prepare(const Problem& problem, bool needs_tile) {
     const size_t ny = static_cast<size_t>(problem.params.pooled_height * problem.max_grid_h);
     const size_t nx = static_cast<size_t>(problem.params.pooled_width * problem.max_grid_w);
@@ -44,8 +47,8 @@ struct Scratch {
     x_tile_taps.resize(nx);
     rows.resize(2 * ny);
     cols.resize(2 * nx);
-    if (!tile) tile = AllocateVectorAligned<unsigned char>(kTileFloats * sizeof(float));
-    if (!bins) bins = AllocateVectorAligned<float>(kTileFloats);
+    tile.Reserve(kTileFloats * sizeof(float));
+    bins.Reserve(kTileFloats);
   }
 };
 

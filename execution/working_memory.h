@@ -3,47 +3,30 @@
 // A kernel's working memory, kept between calls: per-thread scratch, the channels-last band buffer and the f32
 // partial state. Each Run takes one set from its kernel's pool and gives it back, so concurrent Runs of one
 // kernel never share memory and repeated Runs do not allocate once the buffers have grown to the largest call.
+// A Run given the caller's workspace makes a set of its own in it instead (execution/arena.h).
 #ifndef ROIALIGN_EXECUTION_WORKING_MEMORY_H_
 #define ROIALIGN_EXECUTION_WORKING_MEMORY_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <utility>
 #include <vector>
 
-#include "kernels/aligned_memory.h"
+#include "execution/arena.h"
 #include "execution/scratch.h"
 
 namespace roialign {
 namespace internal {
 
-// A buffer that only grows; its contents are not kept when it does. Vector-aligned (kernels/aligned_memory.h):
-// the kernels read and write it a vector at a time.
-template <typename T>
-class GrowingBuffer {
- public:
-  // Room for n elements; throws std::bad_alloc. The old block is freed first (so that peak memory is the new
-  // block alone), and a failure leaves the buffer empty with size 0, never a size without a block.
-  void Reserve(size_t n) {
-    if (n <= size_) return;
-    data_.reset();
-    size_ = 0;
-    data_ = AllocateVectorAligned<T>(n);
-    size_ = n;
-  }
-  // The block of the last successful Reserve(n): at least n elements.
-  T* data() const { return data_.get(); }
-  size_t size() const { return size_; }
-
- private:
-  hwy::AlignedFreeUniquePtr<T[]> data_;
-  size_t size_ = 0;
-};
-
+// Every buffer from `resource`: the pool's from the heap, a workspace run's from the caller's arena.
 struct WorkingMemory {
-  std::vector<Scratch> per_thread;
+  explicit WorkingMemory(std::pmr::memory_resource* r = VectorAlignedResource::Get())
+      : resource(r), per_thread(r), band_rows(r), partial(r) {}
+  std::pmr::memory_resource* resource;
+  std::pmr::vector<Scratch> per_thread;
   GrowingBuffer<unsigned char> band_rows;  // one band of map rows, channels-last (planar band transform)
   GrowingBuffer<float> partial;            // f32 partial state of bins when the output is not f32
 };

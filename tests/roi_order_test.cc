@@ -35,6 +35,8 @@ TEST(RoiOrder, HilbertIndexVisitsEveryCellOnceThroughNeighbours) {
 }
 
 // [K, 5] RoIs of side 2 centred on (cx, cy), with their image.
+std::vector<int64_t> ToVector(const std::pmr::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+
 std::vector<float> Boxes(const std::vector<std::vector<float>>& centres) {
   std::vector<float> rois;
   for (const std::vector<float>& c : centres) {
@@ -56,7 +58,7 @@ TEST(RoiOrder, GroupsByImageAndFollowsTheCurve) {
   // not take, and a repeated centre (a tie keeps the input order).
   const std::vector<float> rois = Boxes({{1, 50, 50}, {0, 0, 0}, {0, 100, 100}, {0, 0, 100}, {0, 100, 0},
                                          {0, 0, 0}});
-  const std::vector<int64_t> order = internal::LocalityOrder(ProblemOf(rois));
+  const std::vector<int64_t> order = ToVector(internal::LocalityOrder(ProblemOf(rois)));
   // The curve from the corner (0, 0): (0, 0) -> (0, 100) -> (100, 100) -> (100, 0) in (x, y).
   EXPECT_EQ(order, (std::vector<int64_t>{1, 5, 3, 2, 4, 0}));
 }
@@ -71,7 +73,7 @@ TEST(RoiOrder, SubsetIsPermutedAndNotExtended) {
   const std::vector<int64_t> subset = {3, 17, 4, 30, 22, 9};
   p.roi_subset = subset.data();
   p.subset_size = static_cast<int64_t>(subset.size());
-  std::vector<int64_t> order = internal::LocalityOrder(p);
+  std::vector<int64_t> order = ToVector(internal::LocalityOrder(p));
   ASSERT_EQ(order.size(), subset.size());
   for (size_t i = 1; i < order.size(); ++i) {
     const float image_before = rois[static_cast<size_t>(5 * order[i - 1])];

@@ -162,7 +162,11 @@ typedef struct {
    * and opens no OpenMP region: every parallel step goes through pool->parallel_for, called from the calling
    * thread after all validation. A NULL parallel_for or num_threads < 1 is INVALID_ARGUMENT. */
   const roialign_threadpool* threadpool;
-  /* Reserved for caller-owned working memory: NULL and 0 in 1.0 (anything else is UNSUPPORTED). */
+  /* Caller-owned working memory (docs/api.md, "Workspace"): NULL and 0 (the default) for roialign's own, kept
+   * with the kernel between runs; else a block of workspace_size >= roialign_workspace_size() bytes, any
+   * alignment, that the run lays everything out in: it then allocates nothing. Too small is INVALID_ARGUMENT
+   * naming the bytes needed; NULL with a size, or a block with size 0, INVALID_ARGUMENT. The caller leaves it
+   * untouched until the run returns, and gives each concurrent run its own. Transforms take none (NULL). */
   void* workspace;
   size_t workspace_size;
 } roialign_options;
@@ -190,6 +194,12 @@ ROIALIGN_API const char* roialign_kernel_name(const roialign_kernel* kernel);
  * Results are bit-identical for any thread count and any pool. */
 ROIALIGN_API roialign_status roialign_run(const roialign_kernel* kernel, const roialign_inputs* inputs, void* output,
                                           const roialign_options* options);
+/* *bytes = the exact workspace a roialign_run with these inputs and options (thread count, pool) needs: its plan,
+ * per-thread scratch, band buffer, partial state and strided-map copy, plus alignment slack. Validates as
+ * roialign_run does (same errors, same messages; options->workspace is not used) and writes nothing else.
+ * Since 1.1. */
+ROIALIGN_API roialign_status roialign_workspace_size(const roialign_kernel* kernel, const roialign_inputs* inputs,
+                                                     const roialign_options* options, size_t* bytes);
 /* Frees a kernel; NULL is allowed. */
 ROIALIGN_API void roialign_kernel_free(roialign_kernel* kernel);
 /* Frees the working memory the kernel keeps between runs (per-thread scratch, the NCHW band buffer, partial
@@ -248,6 +258,10 @@ ROIALIGN_API const char* roialign_multi_level_kernel_name(const roialign_multi_l
 ROIALIGN_API roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kernel,
                                                       const roialign_inputs* inputs, void* output,
                                                       const roialign_options* options);
+/* As roialign_workspace_size, for roialign_multi_level_run (every level's plan and the level bookkeeping). */
+ROIALIGN_API roialign_status roialign_multi_level_workspace_size(const roialign_multi_level_kernel* kernel,
+                                                                 const roialign_inputs* inputs,
+                                                                 const roialign_options* options, size_t* bytes);
 /* Frees a kernel; NULL is allowed. */
 ROIALIGN_API void roialign_multi_level_kernel_free(roialign_multi_level_kernel* kernel);
 /* As roialign_kernel_trim. */
