@@ -151,6 +151,17 @@ struct Row {
   double ms, ms_min, fraction, fraction_median, gfma, load_gb;
 };
 
+// The blocked rows of one (workload, ISA, dtype, threads), rows 4.. of `now` (row 1 is NHWC), under its table line.
+void PrintBlocked(const std::vector<Row>& now, size_t first = 4) {
+  if (now.size() <= first) return;
+  std::printf("%-9s %-7s %-5s %3s |", "", "", "", "");
+  for (size_t i = first; i < now.size(); ++i) {
+    std::printf(" %s %.2f/%.2f ms (%.1f%%, %.2fx NHWC) |", now[i].path.c_str(), now[i].ms_min, now[i].ms,
+                100 * now[i].fraction, now[i].ms_min / now[1].ms_min);
+  }
+  std::printf("\n");
+}
+
 // The limit of one (workload, ISA, dtype, threads): its best and per-round peaks.
 struct LimitRow {
   std::string workload, isa, dtype;
@@ -219,6 +230,14 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
               "NHWC by level ms", "one call vs by level (min)");
   PeakMeter meter(w.distinct_input_bytes, w.output_bytes);
   const std::vector<LevelMap> maps[2] = {w.MapsFor(Layout::kNCHW), w.MapsFor(Layout::kNHWC)};
+  std::vector<std::vector<LevelMap>> blocked_maps;
+  for (Layout layout : kBlockedLayouts) blocked_maps.push_back(w.MapsFor(layout));
+  // The reference the blocked rows are checked against before they are timed.
+  AlignedBuffer ref_out(w.OutputSize()), out_b(w.OutputSize());
+  {
+    const MultiLevelSelectResult ref = SelectMultiLevel("generic", w.ParamsFor(Layout::kNCHW));
+    RunOrExit([&] { return ref.ok() ? ref.kernel.Run(w.InputsFor(maps[0]), ref_out.data(), 0) : ref.status; });
+  }
   for (const internal::IsaTarget* t : targets) {
     MultiLevelSelectResult multi[2];
     LevelByLevel levels[2];
@@ -233,14 +252,33 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
       }
       in[i] = w.InputsFor(maps[i]);
     }
+    std::vector<MultiLevelSelectResult> blocked;
+    std::vector<MultiLevelInputs> in_b;
+    for (size_t b = 0; b < 3; ++b) {
+      blocked.push_back(SelectMultiLevel(t->target, w.ParamsFor(kBlockedLayouts[b])));
+      in_b.push_back(w.InputsFor(blocked_maps[b]));
+      const MultiLevelSelectResult& k = blocked.back();
+      RunOrExit([&] { return k.ok() ? k.kernel.Run(in_b.back(), out_b.data(), 0) : k.status; });
+      const double diff = MaxAbsDiff(out_b.data(), kBlockedLayouts[b], ref_out.data(), Layout::kNCHW, w.num_rois,
+                                     w.channels, w.pooled, w.pooled);
+      if (!(diff <= 1e-4)) {
+        std::fprintf(stderr, "error: fpn %s %s differs from the reference by %g\n", t->isa,
+                     ToString(kBlockedLayouts[b]), diff);
+        std::exit(1);
+      }
+    }
     for (const int nt : threads) {
       std::fprintf(stderr, "  fpn %s F32 %d thread(s)...\n", t->isa, nt);
-      const std::vector<std::function<Status()>> paths = {
+      std::vector<std::function<Status()>> paths = {
           [&] { return multi[0].kernel.Run(in[0], out.data(), nt); },
           [&] { return multi[1].kernel.Run(in[1], out.data(), nt); },
           [&] { return levels[0].Run(out.data(), nt); },
           [&] { return levels[1].Run(out.data(), nt); }};
-      const char* const names[] = {"NCHW", "NHWC", "NCHW level by level", "NHWC level by level"};
+      std::vector<std::string> names = {"NCHW", "NHWC", "NCHW level by level", "NHWC level by level"};
+      for (size_t b = 0; b < blocked.size(); ++b) {
+        paths.push_back([&, b] { return blocked[b].kernel.Run(in_b[b], out_b.data(), nt); });
+        names.push_back(ToString(kBlockedLayouts[b]));
+      }
       std::vector<Peaks> peaks;
       std::vector<std::vector<double>> seconds;
       RoundRobin(repeats, nt, &meter, paths, &peaks, &seconds);
@@ -266,8 +304,51 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
       std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | NCHW %.2fx, NHWC %.2fx\n",
                   "fpn", t->isa, "F32", nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
                   now[3].ms_min, now[3].ms, now[2].ms_min / now[0].ms_min, now[3].ms_min / now[1].ms_min);
+      PrintBlocked(now);
       std::fflush(stdout);
     }
+  }
+}
+
+// The verdict: per ISA, dtype and thread count, the kernel layout with the least time summed (minimum times) over
+// the workloads that ran every layout, and how much slower the others are.
+void PrintVerdict(const std::vector<Row>& rows) {
+  const char* const layouts[] = {"NCHW", "NHWC", "NCHW4c", "NCHW8c", "NCHW16c"};
+  std::vector<std::string> keys;
+  for (const Row& r : rows) {
+    const std::string key = r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)";
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  std::printf("\nverdict (kernel time summed over the workloads that ran every layout):\n");
+  for (const std::string& key : keys) {
+    std::vector<std::string> workloads;
+    for (const Row& r : rows) {
+      if (r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)" == key &&
+          std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) {
+        workloads.push_back(r.workload);
+      }
+    }
+    double sum[5] = {0, 0, 0, 0, 0};
+    std::string used;
+    for (const std::string& wl : workloads) {
+      double ms[5] = {-1, -1, -1, -1, -1};
+      for (const Row& r : rows) {
+        if (r.workload != wl || r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)" != key) continue;
+        for (int l = 0; l < 5; ++l) {
+          if (r.path == layouts[l]) ms[l] = r.ms_min;
+        }
+      }
+      if (*std::min_element(ms, ms + 5) < 0) continue;
+      for (int l = 0; l < 5; ++l) sum[l] += ms[l];
+      used += (used.empty() ? "" : ",") + wl;
+    }
+    if (used.empty()) continue;
+    const int best = static_cast<int>(std::min_element(sum, sum + 5) - sum);
+    std::printf("  %-24s best %-7s (%s):", key.c_str(), layouts[best], used.c_str());
+    for (int l = 0; l < 5; ++l) {
+      if (l != best) std::printf(" %s %.2fx", layouts[l], sum[l] / sum[best]);
+    }
+    std::printf("\n");
   }
 }
 
@@ -375,6 +456,14 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "building workload %s...\n", spec.name.c_str());
     const Workload w = MakeWorkload(spec);
     AlignedBuffer out(w.OutputSize()), out_t(w.OutputSize()), map_t(w.nchw.size());
+    // The blocked rows' output (padded channels) and the reference they are checked against before timing.
+    const int64_t padded = internal::StoredChannels(Layout::kNCHW16c, spec.channels);
+    AlignedBuffer out_b(static_cast<size_t>(spec.num_rois * padded * spec.pooled * spec.pooled));
+    AlignedBuffer ref_out(w.OutputSize());
+    {
+      const SelectResult ref = Select("generic", w.ParamsFor(Layout::kNCHW));
+      RunOrExit([&] { return ref.ok() ? ref->Run(w.InputsFor(Layout::kNCHW), ref_out.data(), 0) : ref.status(); });
+    }
     if (!dump_dir.empty()) {
       const std::string base = dump_dir + "/" + spec.name;
       SelectResult ref = Select(targets[0]->target, w.ParamsFor(Layout::kNCHW));
@@ -408,6 +497,17 @@ int Main(int argc, char** argv) {
                        (nchw.ok() ? nhwc : nchw).status().message().c_str());
           continue;
         }
+        std::vector<SelectResult> blocked;
+        if (dtype == DType::kF32) {
+          for (Layout layout : kBlockedLayouts) {
+            blocked.push_back(Select(t->target, w.ParamsFor(layout, dtype)));
+            if (!blocked.back().ok()) {
+              std::fprintf(stderr, "error: %s %s: %s\n", t->isa, ToString(layout),
+                           blocked.back().status().message().c_str());
+              return 1;
+            }
+          }
+        }
         for (size_t ti = 0; ti < threads.size(); ++ti) {
           const int nt = threads[ti];
           std::fprintf(stderr, "  %s %s %s %d thread(s)...\n", spec.name.c_str(), t->isa, ToString(dtype), nt);
@@ -415,7 +515,7 @@ int Main(int argc, char** argv) {
           Inputs in_nchw_t = in_nchw, in_nhwc_t = in_nhwc;
           in_nchw_t.input = map_t.data();
           in_nhwc_t.input = map_t.data();
-          const std::vector<std::function<Status()>> paths = {
+          std::vector<std::function<Status()>> paths = {
               [&] { return nchw->Run(in_nchw, out.data(), nt); },
               [&] { return nhwc->Run(in_nhwc, out.data(), nt); },
               [&] {
@@ -430,7 +530,23 @@ int Main(int argc, char** argv) {
                 if (s.ok()) s = NhwcToNchw(dtype, out_t.data(), K, C, P, P, out.data(), nt);
                 return s;
               }};
-          const char* const names[] = {"NCHW", "NHWC", "NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"};
+          std::vector<std::string> names = {"NCHW", "NHWC", "NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"};
+          // The blocked kernels (f32 maps only), each checked against the reference once before it is timed.
+          for (size_t b = 0; b < blocked.size(); ++b) {
+            const SelectResult& kernel = blocked[b];
+            const Inputs in_b = w.InputsFor(kBlockedLayouts[b], dtype);
+            paths.push_back([&kernel, in_b, &out_b, nt] { return kernel->Run(in_b, out_b.data(), nt); });
+            names.push_back(ToString(kBlockedLayouts[b]));
+            if (ti == 0) {
+              RunOrExit(paths.back());
+              const double diff = MaxAbsDiff(out_b.data(), kBlockedLayouts[b], ref_out.data(), Layout::kNCHW, K, C, P, P);
+              if (!(diff <= 1e-4)) {
+                std::fprintf(stderr, "error: %s %s %s differs from the reference by %g\n", spec.name.c_str(),
+                             kernel->name().c_str(), ToString(dtype), diff);
+                return 1;
+              }
+            }
+          }
           std::vector<Peaks> peaks;
           std::vector<std::vector<double>> seconds;
           RoundRobin(repeats, nt, meters[di].get(), paths, &peaks, &seconds);
@@ -470,6 +586,7 @@ int Main(int argc, char** argv) {
           std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | %s\n", spec.name.c_str(),
                       t->isa, ToString(dtype), nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
                       now[3].ms_min, now[3].ms, winner);
+          PrintBlocked(now);
           std::fflush(stdout);
         }
       }
@@ -479,6 +596,7 @@ int Main(int argc, char** argv) {
                                           std::find(workload_names.begin(), workload_names.end(), "fpn") !=
                                               workload_names.end());
   if (run_fpn) RunPyramid(targets, threads, repeats, dump_dir, &rows, &limits, &violations);
+  PrintVerdict(rows);
   if (!json_path.empty()) {
     // Per thread count, the best arithmetic rates of every round of the run.
     std::vector<Peaks> by_threads(threads.size());

@@ -35,7 +35,7 @@ except ImportError as _e:
                      "(apt-get install python3-matplotlib)\n" % _e)
     sys.exit(2)
 
-PATH_ORDER = ["NCHW", "NHWC", "NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"]
+PATH_ORDER = ["NCHW", "NHWC", "NCHW4c", "NCHW8c", "NCHW16c", "NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"]
 PATH_COLORS = ["#1f77b4", "#ff7f0e", "#8fbbd9", "#ffbf86", "#2ca02c", "#d62728"]  # transforms: paler kin
 PEER_COLORS = ["#4d4d4d", "#8c8c8c", "#b07aa1", "#9c755f", "#bab0ac", "#6b4c9a"]
 LOG_RANGE = 20.0  # log scale when max/min of a panel's bars exceeds this

@@ -19,6 +19,9 @@ ORDER = ["default", "pooled14", "adaptive", "rois100", "rois20", "l3", "fpn"]
 TARGETS = {("default", "NHWC"): "50%", ("default", "NCHW"): "33%", ("pooled14", "NHWC"): "50%",
            ("pooled14", "NCHW"): "33%", ("adaptive", "NHWC"): "40%", ("adaptive", "NCHW"): "25%"}
 TRANSFORMS = ("NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW")
+BLOCKED = ("NCHW4c", "NCHW8c", "NCHW16c")
+# The block that matches each ISA's vector of f32 (the 1.15x criterion against NHWC).
+MATCHING = {"avx512": "NCHW16c", "avx10_2": "NCHW16c", "avx2": "NCHW8c", "sse4": "NCHW4c", "neon": "NCHW4c"}
 
 
 def rank(workload):
@@ -106,8 +109,25 @@ def main(argv):
         print(f"| {w} | {isa} | {t} | {cell(a)} | {cell(b)} | {x1['ms'] if x1 else float('nan'):.1f} | "
               f"{x2['ms'] if x2 else float('nan'):.1f} | {faster} |")
 
-    rows = sorted((r for r in results if r["isa"] == host_isa and r["path"] in ("NCHW", "NHWC")),
-                  key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["threads"]))
+    tv1 = {(p["workload"], p["threads"]): p["ms"] for p in ok
+           if p["peer"] == "torchvision" and p["variant"] in ("NCHW", "MultiScale NCHW")}
+    print("\n| workload | ISA | threads | NHWC ms | NCHW4c ms (/ NHWC) | NCHW8c ms (/ NHWC) | NCHW16c ms (/ NHWC) "
+          "| matching block / NHWC | torchvision NCHW / slowest block |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for w, isa, t in keys:
+        b = by.get((w, isa, t, "NHWC"))
+        blocks = [by.get((w, isa, t, p)) for p in BLOCKED]
+        if not b or not all(blocks):
+            continue
+        cells = [f"{x['ms_min']:.1f} / {x['ms']:.1f} ({x['ms_min'] / b['ms_min']:.2f}x)" for x in blocks]
+        match = by.get((w, isa, t, MATCHING.get(isa, "")))
+        tvt = tv1.get((w, t))
+        print(f"| {w} | {isa} | {t} | {b['ms_min']:.1f} / {b['ms']:.1f} | " + " | ".join(cells) +
+              f" | {match['ms_min'] / b['ms_min'] if match else float('nan'):.2f}x "
+              f"| {tvt / max(x['ms'] for x in blocks) if tvt else float('nan'):.1f}x |")
+
+    rows = sorted((r for r in results if r["isa"] == host_isa and r["path"] in ("NCHW", "NHWC") + BLOCKED),
+                  key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["path"], r["threads"]))
     print_summary(rows, ok)
 
     tv = {(p["workload"], p["threads"]): p["ms"] for p in ok if p["peer"] == "torchvision" and p["variant"] == "NCHW"}

@@ -10,6 +10,7 @@
 #include "execution/pyramid_levels.h"
 #include "kernels/half_float.h"
 #include "kernels/merged_taps.h"
+#include "kernels/problem.h"
 #include "kernels/roi_geometry.h"
 
 namespace roialign {
@@ -109,7 +110,45 @@ Params Workload::ParamsFor(Layout layout, DType dtype) const {
   return p;
 }
 
+size_t BlockedIndex(Layout layout) {
+  for (size_t i = 0; i < 3; ++i) {
+    if (kBlockedLayouts[i] == layout) return i;
+  }
+  return 0;
+}
+
+AlignedVector<float> FromNchw(const float* nchw, int64_t n, int64_t c, int64_t h, int64_t w, Layout to) {
+  const internal::MapStrides s = internal::StridesOf(to, c, h, w);
+  AlignedVector<float> out(static_cast<size_t>(n * s.image), 0.0f);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float* src = nchw + (b * c + ch) * h * w;
+      for (int64_t y = 0; y < h; ++y) {
+        for (int64_t x = 0; x < w; ++x) out[static_cast<size_t>(s.Offset(b, ch, y, x))] = src[y * w + x];
+      }
+    }
+  }
+  return out;
+}
+
+double MaxAbsDiff(const float* a, Layout la, const float* b, Layout lb, int64_t n, int64_t c, int64_t h, int64_t w) {
+  const internal::MapStrides sa = internal::StridesOf(la, c, h, w), sb = internal::StridesOf(lb, c, h, w);
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t y = 0; y < h; ++y) {
+        for (int64_t x = 0; x < w; ++x) {
+          const double d = static_cast<double>(a[sa.Offset(i, ch, y, x)]) - b[sb.Offset(i, ch, y, x)];
+          worst = std::max(worst, std::fabs(d));
+        }
+      }
+    }
+  }
+  return worst;
+}
+
 const void* Workload::Map(Layout layout, DType dtype) const {
+  if (internal::IsBlocked(layout)) return dtype == DType::kF32 ? blocked[BlockedIndex(layout)].data() : nullptr;
   const bool nhwc_map = layout == Layout::kNHWC;
   switch (dtype) {
     case DType::kF32:
@@ -167,6 +206,7 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
   const double pixels = static_cast<double>(std::count(touched.begin(), touched.end(), 1));
   w.distinct_input_bytes = pixels * static_cast<double>(C) * 4.0;
   w.output_bytes = static_cast<double>(w.OutputSize()) * 4.0;
+  for (size_t i = 0; i < 3; ++i) w.blocked[i] = FromNchw(w.nchw.data(), 1, C, H, W, kBlockedLayouts[i]);
   return w;
 }
 
@@ -189,7 +229,10 @@ Params PyramidWorkload::LevelParams(Layout layout, size_t l) const {
 std::vector<LevelMap> PyramidWorkload::MapsFor(Layout layout) const {
   std::vector<LevelMap> maps;
   for (size_t l = 0; l < scales.size(); ++l) {
-    maps.push_back({layout == Layout::kNHWC ? nhwc[l].data() : nchw[l].data(), heights[l], widths[l]});
+    const float* map = internal::IsBlocked(layout)             ? blocked[BlockedIndex(layout)][l].data()
+                       : layout == Layout::kNHWC ? nhwc[l].data()
+                                                 : nchw[l].data();
+    maps.push_back({map, heights[l], widths[l]});
   }
   return maps;
 }
@@ -218,6 +261,9 @@ PyramidWorkload MakePyramidWorkload() {
     for (float& v : map) v = rng.Uniform() * 2.0f - 1.0f;
     AlignedVector<float> nhwc(map.size());
     NchwToNhwc(map.data(), 1, C, w.heights[l], w.widths[l], nhwc.data());
+    for (size_t i = 0; i < 3; ++i) {
+      w.blocked[i].push_back(FromNchw(map.data(), 1, C, w.heights[l], w.widths[l], kBlockedLayouts[i]));
+    }
     w.nchw.push_back(std::move(map));
     w.nhwc.push_back(std::move(nhwc));
   }

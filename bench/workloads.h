@@ -60,6 +60,8 @@ struct Workload {
   AlignedVector<float> nchw, nhwc;
   std::vector<float> rois;
   AlignedVector<uint16_t> nchw_f16, nhwc_f16, nchw_bf16, nhwc_bf16;
+  // The f32 map in the blocked layouts, kBlockedLayouts' order (16-bit blocked maps are not built).
+  AlignedVector<float> blocked[3];
   double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
   double ops_bound = 0;         // operations any kernel needs: C * RoiOpsLowerBound summed over RoIs (bench/limit.h)
   // Bytes below are for f32 elements; Bytes() gives them for another dtype.
@@ -70,11 +72,20 @@ struct Workload {
   double loaded_bytes = 0;
   Params ParamsFor(Layout layout, DType dtype = DType::kF32) const;
   Inputs InputsFor(Layout layout, DType dtype = DType::kF32) const;
-  // The map in `layout` and `dtype`.
+  // The map in `layout` and `dtype`; null for a blocked layout in a 16-bit dtype.
   const void* Map(Layout layout, DType dtype) const;
   size_t OutputSize() const { return static_cast<size_t>(spec.num_rois * spec.channels * spec.pooled * spec.pooled); }
 };
 Workload MakeWorkload(const WorkloadSpec& spec);
+
+// The blocked layouts the report times beside NCHW and NHWC.
+constexpr Layout kBlockedLayouts[3] = {Layout::kNCHW4c, Layout::kNCHW8c, Layout::kNCHW16c};
+// Index of a blocked layout in kBlockedLayouts.
+size_t BlockedIndex(Layout layout);
+// An [N][C][H][W] f32 tensor copied to `to` (StridesOf): padded channels are zero.
+AlignedVector<float> FromNchw(const float* nchw, int64_t n, int64_t c, int64_t h, int64_t w, Layout to);
+// Largest |a - b| over the logical channels of two [N][C][H][W] tensors held in layouts `la` and `lb`.
+double MaxAbsDiff(const float* a, Layout la, const float* b, Layout lb, int64_t n, int64_t c, int64_t h, int64_t w);
 
 // The FPN workload (docs/multi-level.md): P2-P5 of a 1088x800 image (200x272, 100x136, 50x68, 25x34), C = 256,
 // 1000 RoIs log-uniform 16-512 px, 7x7, ratio 2, LEGACY, AVG, f32, each RoI on its level by the SCALE rule
@@ -86,6 +97,7 @@ struct PyramidWorkload {
   std::vector<float> scales;
   std::vector<int64_t> heights, widths;
   std::vector<AlignedVector<float>> nchw, nhwc;  // one map per level
+  std::vector<AlignedVector<float>> blocked[3];   // per kBlockedLayouts entry, one map per level
   std::vector<float> rois;                     // [K,5]
   std::vector<int32_t> levels;                 // each RoI's level under the SCALE rule
   // The accounting of Workload (bench/limit.h), summed over the levels (bytes for f32).
