@@ -126,8 +126,8 @@ int main(void) {
   options.reserved = 3;
   CHECK(roialign_run(kernel, &in, out, &options) == ROIALIGN_INVALID_ARGUMENT);
   options.reserved = 0;
-  options.workspace_size = 64;
-  CHECK(roialign_run(kernel, &in, out, &options) == ROIALIGN_UNSUPPORTED);
+  options.workspace_size = 64; /* a size without a workspace is malformed (1.1: workspaces are served) */
+  CHECK(roialign_run(kernel, &in, out, &options) == ROIALIGN_INVALID_ARGUMENT);
   options.workspace_size = 0;
   for (i = 0; i < K * C * PH * PW; ++i) CHECK(out[i] == 0.0f);
   CHECK(roialign_run(kernel, &in, out, NULL) == ROIALIGN_OK); /* NULL options: the defaults */
