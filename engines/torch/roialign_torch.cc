@@ -127,7 +127,11 @@ roialign_threadpool TorchPool() {
 // ---- Shapes and memory ----
 
 bool IsNhwc(c10::string_view layout) {
-  return ParseName(layout, ROIALIGN_ENUM_LAYOUT, "layout") == ROIALIGN_LAYOUT_NHWC;
+  const int value = ParseName(layout, ROIALIGN_ENUM_LAYOUT, "layout");
+  TORCH_CHECK(value == ROIALIGN_LAYOUT_NCHW || value == ROIALIGN_LAYOUT_NHWC, "roialign: layout '",
+              std::string(layout.data(), layout.size()),
+              "': the torch ops take NCHW and NHWC tensors (the blocked layouts are in the C and C++ API)");
+  return value == ROIALIGN_LAYOUT_NHWC;
 }
 
 c10::MemoryFormat FormatOf(c10::string_view layout) {

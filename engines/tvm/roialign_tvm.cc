@@ -241,6 +241,10 @@ void RoiAlignDps(ffi::TensorView data, ffi::TensorView rois, int64_t pooled_h, i
 
   const roialign_params p = ParamsOf(pooled_h, pooled_w, spatial_scale, sampling_ratio, coordinate_mode, pool_mode,
                                      layout, dtype);
+  if (p.layout != ROIALIGN_LAYOUT_NCHW && p.layout != ROIALIGN_LAYOUT_NHWC) {
+    TVM_FFI_THROW(ValueError) << "roialign: the TVM functions take NCHW and NHWC maps (the blocked layouts are in "
+                                 "the C and C++ API)";
+  }
   const bool nhwc = p.layout == ROIALIGN_LAYOUT_NHWC;
   const int64_t n = data.size(0);
   const int64_t c = nhwc ? data.size(3) : data.size(1);

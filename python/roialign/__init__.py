@@ -208,6 +208,10 @@ class _Map:
     __slots__ = ("kind", "dtype", "memory", "channels")
 
     def __init__(self, input, layout):
+        if layout not in ("NCHW", "NHWC"):
+            # The library serves the blocked layouts; this package does not shape their arrays yet.
+            raise ValueError("layout %r: the Python package takes NCHW and NHWC maps (the blocked layouts are in "
+                             "the C and C++ API)" % (layout,))
         nhwc = layout == "NHWC"
         if _is_tensor(input):
             torch = _torch()

@@ -287,9 +287,14 @@ def test_queries():
     names = roialign.targets()
     assert {"host", "generic", "portable", "x86-avx2", "arm-neon"} <= set(names)
     info = roialign.query_target("generic")
-    assert info["layouts"] == ["NCHW", "NHWC"] and "float32" in info["dtypes"]
+    assert info["layouts"] == ["NCHW", "NHWC", "NCHW4c", "NCHW8c", "NCHW16c"] and "float32" in info["dtypes"]
     assert info["pool_modes"] == ["avg", "max", "max_onnx"]
-    assert info["implementations"] == ["roi_align_nhwc.reference", "roi_align_nchw.reference"]
+    assert info["implementations"] == ["roi_align_nhwc.reference", "roi_align_nchw4c.reference",
+                                       "roi_align_nchw8c.reference", "roi_align_nchw16c.reference",
+                                       "roi_align_nchw.reference"]
+    x, rois, _, _ = make_problem(16, c=3)
+    with pytest.raises(ValueError, match="takes NCHW and NHWC"):  # the blocked layouts: C and C++ only, for now
+        roialign.roi_align(x, rois, 2, layout="NCHW16c")
     assert roialign.query_target("host")["preferred_layout"] in ("NCHW", "NHWC")
     with pytest.raises(ValueError, match="unknown target"):
         roialign.query_target("tpu")
