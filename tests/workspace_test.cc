@@ -332,12 +332,15 @@ TEST_F(Workspace, MalformedWorkspaceAndQueriesAreRefused) {
   EXPECT_EQ(roialign_workspace_size(kernel, &bad, &none, &bytes), ROIALIGN_INVALID_ARGUMENT);
   EXPECT_EQ(run_message, roialign_last_error());
   EXPECT_EQ(bytes, 7u) << "a refused query wrote its answer";
-  // More threads need more per-thread scratch.
+  // More threads need more per-thread scratch. A caller's pool, because a build without OpenMP runs num_threads
+  // on the calling thread alone; a pool's slots count in every build.
   size_t one = 0, two = 0;
   roialign_options t = none;
-  t.num_threads = 1;
+  roialign_threadpool single = interface_;
+  single.num_threads = 1;
+  t.threadpool = &single;
   ASSERT_EQ(roialign_workspace_size(kernel, &c.inputs, &t, &one), ROIALIGN_OK);
-  t.num_threads = 2;
+  t.threadpool = &interface_;
   ASSERT_EQ(roialign_workspace_size(kernel, &c.inputs, &t, &two), ROIALIGN_OK);
   EXPECT_GT(two, one);
   roialign_kernel_free(kernel);
