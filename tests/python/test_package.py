@@ -495,7 +495,9 @@ def test_gil_released_by_kernel_run(long_call):
     kernel, x, boxes = long_call
     out = np.empty((boxes.shape[0], 16, 7, 7), np.float32)
     inside, seconds = ticks_during(lambda: kernel.run(x, boxes, out=out, num_threads=1))
-    assert seconds >= 0.2
+    # The fixture sized the call on a machine whose load may have dropped since; the middle 60% needs only room for
+    # the 10 one-millisecond ticks asserted below.
+    assert seconds >= 0.05
     assert inside >= 10, "another thread ran only %d times during a %.2f s call" % (inside, seconds)
 
 
