@@ -1,6 +1,6 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-#include "engines/torch/result_pool.h"
+#include "result_pool.h"
 
 #include <c10/core/CPUAllocator.h>
 #include <sys/mman.h>

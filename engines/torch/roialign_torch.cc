@@ -18,7 +18,7 @@
 #include <tuple>
 #include <vector>
 
-#include "engines/torch/result_pool.h"
+#include "result_pool.h"
 #include "roialign/roialign.h"
 
 namespace {
