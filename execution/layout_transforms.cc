@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include <hwy/cache_control.h>
+
 #include "core/enums.h"
 #include "execution/parallel.h"
 #include "core/library.h"
@@ -90,13 +92,18 @@ constexpr int64_t kTaskElements = 4096;
 // NCHW to or from a layout that keeps channels in groups of `group` (NHWC: one group of all channels): per image
 // and group, a transpose of (the group's channels) x (pixels). Planar to grouped zeroes the padded lanes of a
 // partial last group; grouped to planar never reads them.
-void TransposeGroups(TransposeBlockFn transpose, int64_t bytes, bool planar_in, const void* input, int64_t n,
-                     int64_t c, int64_t hw, int64_t group, void* output, const Threading& threading) {
+void TransposeGroups(const KernelFns& fns, int64_t bytes, bool planar_in, const void* input, int64_t n, int64_t c,
+                     int64_t hw, int64_t group, void* output, const Threading& threading, int64_t stream_above) {
+  const TransposeBlockFn transpose = fns.transpose;
   const int64_t groups = (c + group - 1) / group, stored = groups * group;
   const int64_t chan_block = std::min<int64_t>(group, 64), chan_blocks = (group + chan_block - 1) / chan_block;
   const int64_t pix_block = std::max<int64_t>(64, kTaskElements / chan_block);
   const int64_t pix_blocks = (hw + pix_block - 1) / pix_block;
   const int64_t tasks = n * groups * chan_blocks * pix_blocks;
+  // A task that writes whole groups writes one contiguous run: transposed in L1, then streamed past the caches when
+  // the output would not stay in them anyway, which spares the reads of lines about to be overwritten.
+  const bool stream = planar_in && chan_blocks == 1 && fns.stream_copy != nullptr &&
+                      n * stored * hw * bytes > stream_above;
   const auto* in = static_cast<const unsigned char*>(input);
   auto* out = static_cast<unsigned char*>(output);
   ParallelFor(tasks, ResolveThreadCount(threading, tasks), threading, [&](int64_t t, int) {
@@ -107,7 +114,15 @@ void TransposeGroups(TransposeBlockFn transpose, int64_t bytes, bool planar_in, 
     const int64_t p0 = pb * pix_block, p1 = std::min(hw, p0 + pix_block);
     // A group starts at the same element offset within its image in both layouts; only the images' sizes differ.
     const int64_t planar = (image * c + g * group) * hw * bytes, grouped = (image * stored + g * group) * hw * bytes;
-    if (planar_in) {
+    if (stream) {
+      alignas(64) unsigned char tile[kTaskElements * 4];  // (p1 - p0) * group <= kTaskElements elements
+      transpose(in + planar + p0 * bytes, hw, group, 0, rows, 0, p1 - p0, tile);
+      for (int64_t p = 0; rows < group && p < p1 - p0; ++p) {
+        std::memset(tile + (p * group + rows) * bytes, 0, static_cast<size_t>((group - rows) * bytes));
+      }
+      fns.stream_copy(tile, (p1 - p0) * group * bytes, out + grouped + p0 * group * bytes);
+      hwy::FlushStream();  // the stores are visible before the parallel loop's end
+    } else if (planar_in) {
       if (k0 < k1) transpose(in + planar, hw, group, k0, k1, p0, p1, out + grouped);
       if (rows < group && cb == chan_blocks - 1) {
         for (int64_t p = p0; p < p1; ++p) {
@@ -182,7 +197,8 @@ void CopyAll(const void* input, int64_t bytes, void* output, const Threading& th
 // One path per family of pairs: NCHW against a grouped layout is a transpose per group, two grouped layouts copy
 // runs of channels per pixel, and NCHW or NHWC to itself is a plain copy.
 Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, const Threading& threading) {
+                       int64_t height, int64_t width, void* output, const Threading& threading,
+                       int64_t stream_above) {
   int64_t in_bytes = 0, out_bytes = 0;
   Status s = threading.pool != nullptr ? ValidateThreadPool(threading.pool) : Status::Ok();
   if (s.ok()) s = CheckTransform(dtype, from, to, input, batch, channels, height, width, output, &in_bytes, &out_bytes);
@@ -192,8 +208,8 @@ Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, i
     CopyAll(input, in_bytes, output, threading);
   } else if (from == Layout::kNCHW || to == Layout::kNCHW) {
     const bool planar_in = from == Layout::kNCHW;
-    TransposeGroups(BestTargetFns()[static_cast<size_t>(dtype)].transpose, bytes, planar_in, input, batch, channels,
-                    pixels, GroupOf(planar_in ? to : from, channels), output, threading);
+    TransposeGroups(BestTargetFns()[static_cast<size_t>(dtype)], bytes, planar_in, input, batch, channels, pixels,
+                    GroupOf(planar_in ? to : from, channels), output, threading, stream_above);
   } else {
     CopyRuns(bytes, from, to, input, batch, channels, pixels, output, threading);
   }

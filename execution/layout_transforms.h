@@ -20,10 +20,16 @@ void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const 
                        int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int max_threads,
                        const Threading& threading);
 
+// Outputs larger than this would not stay in a typical last-level cache (execution/plan.cc uses the same bound), so
+// the transforms that can write them with non-temporal stores do.
+constexpr int64_t kTransformStreamBytes = int64_t{16} << 20;
+
 // A whole tensor from any layout to any other (core/library.h TransformLayout): validated first (a caller's pool
-// included), nothing written on error.
+// included), nothing written on error. `stream_above`: the output size above which it may bypass the caches (tests
+// lower it to reach that path with small tensors).
 Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, const Threading& threading);
+                       int64_t height, int64_t width, void* output, const Threading& threading,
+                       int64_t stream_above = kTransformStreamBytes);
 
 }  // namespace internal
 }  // namespace roialign
