@@ -157,11 +157,13 @@ void CopyRuns(int64_t bytes, Layout from, Layout to, const void* input, int64_t 
   const int64_t out_groups = out_stored / out_group, runs = (out_group + run - 1) / run;
   const int64_t pix_block = std::max<int64_t>(1, kTaskElements / out_group);
   const int64_t pix_blocks = (hw + pix_block - 1) / pix_block;
-  const int64_t tasks = n * out_groups * pix_blocks;
+  const int64_t tasks = n * pix_blocks * out_groups;
   const auto* in = static_cast<const unsigned char*>(input);
   auto* out = static_cast<unsigned char*>(output);
+  // Output groups vary fastest: consecutive tasks read the same input pixels, which then come from L2 (taken group
+  // by group across the whole map, an NHWC input was fetched from memory once per group).
   ParallelFor(tasks, ResolveThreadCount(threading, tasks), threading, [&](int64_t t, int) {
-    const int64_t pb = t % pix_blocks, g = t / pix_blocks % out_groups, image = t / pix_blocks / out_groups;
+    const int64_t g = t % out_groups, pb = t / out_groups % pix_blocks, image = t / out_groups / pix_blocks;
     const int64_t p0 = pb * pix_block, p1 = std::min(hw, p0 + pix_block);
     for (int64_t r = 0; r < runs; ++r) {
       const int64_t c0 = g * out_group + r * run, width = std::min(run, out_group - r * run);
