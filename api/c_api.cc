@@ -626,20 +626,25 @@ roialign_status roialign_register(const roialign_implementation* caller) {
 
 namespace {
 
-roialign_status Transform(bool to_nhwc, roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
-                          int64_t height, int64_t width, void* output, const roialign_options* options) {
+// Every transform: the options read (a workspace is refused: a transform needs no working memory), then the
+// internal transform, which validates everything else.
+roialign_status Transform(roialign_dtype dtype, roialign_layout from, roialign_layout to, const void* input,
+                          int64_t batch, int64_t channels, int64_t height, int64_t width, void* output,
+                          const roialign_options* options) {
   const auto d = static_cast<roialign::DType>(RawEnum(dtype));
+  const auto f = static_cast<roialign::Layout>(RawEnum(from)), t = static_cast<roialign::Layout>(RawEnum(to));
   return Guard([&]() -> roialign::Status {
     ThreadPoolView pool;
     Threads threads;
     roialign::Status s = ReadOptions(options, &pool, &threads);
     if (!s.ok()) return s;
-    if (threads.pool != nullptr) {
-      return to_nhwc ? roialign::NchwToNhwc(d, input, batch, channels, height, width, output, *threads.pool)
-                     : roialign::NhwcToNchw(d, input, batch, channels, height, width, output, *threads.pool);
+    if (threads.workspace != nullptr) {
+      return Invalid("options->workspace is set, but layout transforms use no working memory: pass NULL and 0");
     }
-    return to_nhwc ? roialign::NchwToNhwc(d, input, batch, channels, height, width, output, threads.num_threads)
-                   : roialign::NhwcToNchw(d, input, batch, channels, height, width, output, threads.num_threads);
+    return threads.pool != nullptr
+               ? roialign::TransformLayout(d, f, t, input, batch, channels, height, width, output, *threads.pool)
+               : roialign::TransformLayout(d, f, t, input, batch, channels, height, width, output,
+                                           threads.num_threads);
   });
 }
 
@@ -649,12 +654,20 @@ extern "C" {
 
 roialign_status roialign_nchw_to_nhwc(roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
                                       int64_t height, int64_t width, void* output, const roialign_options* options) {
-  return Transform(true, dtype, input, batch, channels, height, width, output, options);
+  return Transform(dtype, ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC, input, batch, channels, height, width, output,
+                   options);
 }
 
 roialign_status roialign_nhwc_to_nchw(roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
                                       int64_t height, int64_t width, void* output, const roialign_options* options) {
-  return Transform(false, dtype, input, batch, channels, height, width, output, options);
+  return Transform(dtype, ROIALIGN_LAYOUT_NHWC, ROIALIGN_LAYOUT_NCHW, input, batch, channels, height, width, output,
+                   options);
+}
+
+roialign_status roialign_transform_layout(roialign_dtype dtype, roialign_layout from, roialign_layout to,
+                                          const void* input, int64_t batch, int64_t channels, int64_t height,
+                                          int64_t width, void* output, const roialign_options* options) {
+  return Transform(dtype, from, to, input, batch, channels, height, width, output, options);
 }
 
 }  // extern "C"

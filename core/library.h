@@ -264,6 +264,13 @@ Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channel
                                int64_t width, void* output, const ThreadPool& pool);
 Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
                                int64_t width, void* output, const ThreadPool& pool);
+// Any layout to any other (roialign_transform_layout): `channels` is the logical count; blocked outputs get their
+// padded lanes written 0, blocked inputs' padded lanes are never read. On error the output is untouched.
+Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                       int64_t height, int64_t width, void* output, int32_t num_threads = 0);
+// The same on the caller's pool.
+Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                       int64_t height, int64_t width, void* output, const ThreadPool& pool);
 
 }  // namespace roialign
 

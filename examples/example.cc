@@ -1,6 +1,7 @@
 /* Copyright 2026 The roialign Authors
  * SPDX-License-Identifier: Apache-2.0 */
-// Selects the best NCHW and NHWC kernels for this CPU and runs both on a small map; prints what was chosen.
+// Selects the best NCHW, NHWC and NCHW16c kernels for this CPU and runs each on a small map, transformed from NCHW
+// into the kernel's layout; prints what was chosen.
 #include <cstdio>
 #include <vector>
 
@@ -11,7 +12,8 @@ int main() {
   std::vector<float> map(C * H * W);
   for (size_t i = 0; i < map.size(); ++i) map[i] = static_cast<float>(i % 13);
   const float rois[] = {0, 2.0f, 2.0f, 40.0f, 30.0f};  // [K,5]: batch, x1, y1, x2, y2 (image pixels)
-  for (roialign::Layout layout : {roialign::Layout::kNCHW, roialign::Layout::kNHWC}) {
+  const int64_t C16 = (C + 15) / 16 * 16;  // NCHW16c pads the channels to whole blocks
+  for (roialign::Layout layout : {roialign::Layout::kNCHW, roialign::Layout::kNHWC, roialign::Layout::kNCHW16c}) {
     roialign::Params params;
     params.spatial_scale = 0.25f;
     params.sampling_ratio = 2;
@@ -22,8 +24,13 @@ int main() {
       std::fprintf(stderr, "select: %s\n", kernel.status().message().c_str());
       return 1;
     }
-    std::vector<float> input = map;
-    if (layout == roialign::Layout::kNHWC) roialign::NchwToNhwc(map.data(), 1, C, H, W, input.data());
+    std::vector<float> input(C16 * H * W);
+    roialign::Status s = roialign::TransformLayout(roialign::DType::kF32, roialign::Layout::kNCHW, layout, map.data(),
+                                                   1, C, H, W, input.data());
+    if (!s.ok()) {
+      std::fprintf(stderr, "transform: %s\n", s.message().c_str());
+      return 1;
+    }
     roialign::Inputs in;
     in.input = input.data();
     in.batch = 1;
@@ -32,8 +39,8 @@ int main() {
     in.width = W;
     in.rois = rois;
     in.num_rois = 1;
-    std::vector<float> out(C * 7 * 7);
-    roialign::Status s = kernel->Run(in, out.data());
+    std::vector<float> out(C16 * 7 * 7);
+    s = kernel->Run(in, out.data());
     if (!s.ok()) {
       std::fprintf(stderr, "run: %s\n", s.message().c_str());
       return 1;

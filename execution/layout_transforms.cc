@@ -3,7 +3,11 @@
 #include "execution/layout_transforms.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
+#include <utility>
+
+#include <hwy/cache_control.h>
 
 #include "core/enums.h"
 #include "execution/parallel.h"
@@ -34,49 +38,186 @@ void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const 
 
 namespace {
 
-// OK with *elements set, or why the transform is refused (before anything is written).
-Status CheckTransform(DType dtype, const void* input, int64_t n, int64_t c, int64_t h, int64_t w, const void* output,
-                      int64_t* elements) {
+// Channels per group of a layout's memory order: NCHW 1, the blocked layouts their block, NHWC all of them.
+int64_t GroupOf(Layout layout, int64_t channels) {
+  const int64_t block = EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)];
+  return block == 0 ? channels : block;
+}
+
+Status Refuse(const std::string& why) { return Status(StatusCode::kInvalidArgument, "layout transform: " + why); }
+
+// OK with the input's and output's bytes set, or why the transform is refused (before anything is written).
+Status CheckTransform(DType dtype, Layout from, Layout to, const void* input, int64_t n, int64_t c, int64_t h,
+                      int64_t w, const void* output, int64_t* in_bytes, int64_t* out_bytes) {
   if (!IsKnown(dtype)) {
-    return Status(StatusCode::kInvalidArgument, "layout transform: unknown dtype value " +
-                                                    std::to_string(static_cast<int>(dtype)) + " (" +
-                                                    ValueList<DType>() + ")");
+    return Refuse("unknown dtype value " + std::to_string(static_cast<int>(dtype)) + " (" + ValueList<DType>() + ")");
   }
-  if (n < 0 || c < 0 || h < 0 || w < 0) {
-    return Status(StatusCode::kInvalidArgument, "layout transform: shape must be non-negative");
-  }
-  int64_t e = 1;
-  for (int64_t dim : {n, c, h, w, BytesOf(dtype)}) {
-    if (__builtin_mul_overflow(e, dim, &e)) {
-      return Status(StatusCode::kInvalidArgument, "layout transform: shape overflows");
+  for (const auto& [layout, what] : {std::pair{from, "from"}, std::pair{to, "to"}}) {
+    if (!IsKnown(layout)) {
+      return Refuse(std::string("unknown layout value ") + std::to_string(static_cast<int>(layout)) + " for `" +
+                    what + "` (" + ValueList<Layout>() + ")");
     }
   }
-  *elements = e / BytesOf(dtype);
-  if (*elements > 0 && (input == nullptr || output == nullptr)) {
-    return Status(StatusCode::kInvalidArgument, "layout transform: input or output is null");
+  for (const auto& [dim, what] : {std::pair{n, "batch"}, std::pair{c, "channels"}, std::pair{h, "height"},
+                                  std::pair{w, "width"}}) {
+    if (dim < 0) return Refuse(std::string(what) + " is " + std::to_string(dim) + "; dimensions must be >= 0");
   }
-  if (*elements > 0 && input == output) {
-    return Status(StatusCode::kInvalidArgument, "layout transform: in-place transform is not supported");
+  int64_t* const bytes[2] = {in_bytes, out_bytes};
+  const Layout layouts[2] = {from, to};
+  for (int side = 0; side < 2; ++side) {
+    int64_t e = BytesOf(dtype);
+    for (int64_t dim : {n, StoredChannels(layouts[side], c), h, w}) {
+      if (__builtin_mul_overflow(e, dim, &e)) {
+        return Refuse(std::string("the ") + (side == 0 ? "input" : "output") + "'s size (batch x " +
+                      (IsBlocked(layouts[side]) ? "channels padded to the block" : "channels") +
+                      " x height x width x element bytes) overflows int64");
+      }
+    }
+    *bytes[side] = e;
+  }
+  if (*in_bytes == 0) return Status::Ok();
+  if (input == nullptr) return Refuse("input is NULL but the tensor is not empty");
+  if (output == nullptr) return Refuse("output is NULL but the tensor is not empty");
+  const auto in = reinterpret_cast<uintptr_t>(input), out = reinterpret_cast<uintptr_t>(output);
+  if (in < out + static_cast<uint64_t>(*out_bytes) && out < in + static_cast<uint64_t>(*in_bytes)) {
+    return Refuse("input and output overlap; the transform is not in place: give the output its own buffer");
   }
   return Status::Ok();
 }
 
-// NCHW -> NHWC (to_nhwc) or back, whole tensor of `dtype`, with the best block transposer this CPU runs for it;
-// a caller's pool is validated first.
-Status TransformLayout(bool to_nhwc, DType dtype, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, const Threading& threading) {
-  int64_t elements = 0;
-  Status s = threading.pool != nullptr ? ValidateThreadPool(threading.pool) : Status::Ok();
-  if (s.ok()) s = CheckTransform(dtype, input, batch, channels, height, width, output, &elements);
-  if (!s.ok() || elements == 0) return s;
-  const int64_t pixels = height * width;
-  const int64_t rows = to_nhwc ? channels : pixels, cols = to_nhwc ? pixels : channels;
-  TransposeMatrices(BestTargetFns()[static_cast<size_t>(dtype)].transpose, BytesOf(dtype), input, cols, batch, rows,
-                    cols, output, rows, ResolveThreadCount(threading, batch * rows * cols), threading);
-  return Status::Ok();
+// Elements a transform's task moves: a task's source and destination (16 KiB each in f32) stay in L1, and the
+// task is long enough to amortize its dispatch.
+constexpr int64_t kTaskElements = 4096;
+
+// NCHW to or from a layout that keeps channels in groups of `group` (NHWC: one group of all channels): per image
+// and group, a transpose of (the group's channels) x (pixels). Planar to grouped zeroes the padded lanes of a
+// partial last group; grouped to planar never reads them.
+void TransposeGroups(const KernelFns& fns, int64_t bytes, bool planar_in, const void* input, int64_t n, int64_t c,
+                     int64_t hw, int64_t group, void* output, const Threading& threading, int64_t stream_above) {
+  const TransposeBlockFn transpose = fns.transpose;
+  const int64_t groups = (c + group - 1) / group, stored = groups * group;
+  const int64_t chan_block = std::min<int64_t>(group, 64), chan_blocks = (group + chan_block - 1) / chan_block;
+  const int64_t pix_block = std::max<int64_t>(64, kTaskElements / chan_block);
+  const int64_t pix_blocks = (hw + pix_block - 1) / pix_block;
+  const int64_t tasks = n * groups * chan_blocks * pix_blocks;
+  // A task that writes whole groups writes one contiguous run: transposed in L1, then streamed past the caches when
+  // the output would not stay in them anyway, which spares the reads of lines about to be overwritten.
+  const bool stream = planar_in && chan_blocks == 1 && fns.stream_copy != nullptr &&
+                      n * stored * hw * bytes > stream_above;
+  const auto* in = static_cast<const unsigned char*>(input);
+  auto* out = static_cast<unsigned char*>(output);
+  ParallelFor(tasks, ResolveThreadCount(threading, tasks), threading, [&](int64_t t, int) {
+    const int64_t pb = t % pix_blocks, cb = t / pix_blocks % chan_blocks, g = t / pix_blocks / chan_blocks % groups;
+    const int64_t image = t / pix_blocks / chan_blocks / groups;
+    const int64_t rows = std::min(group, c - g * group);  // the group's real channels
+    const int64_t k0 = cb * chan_block, k1 = std::min(k0 + chan_block, rows);
+    const int64_t p0 = pb * pix_block, p1 = std::min(hw, p0 + pix_block);
+    // A group starts at the same element offset within its image in both layouts; only the images' sizes differ.
+    const int64_t planar = (image * c + g * group) * hw * bytes, grouped = (image * stored + g * group) * hw * bytes;
+    if (stream) {
+      alignas(64) unsigned char tile[kTaskElements * 4];  // (p1 - p0) * group <= kTaskElements elements
+      transpose(in + planar + p0 * bytes, hw, group, 0, rows, 0, p1 - p0, tile);
+      for (int64_t p = 0; rows < group && p < p1 - p0; ++p) {
+        std::memset(tile + (p * group + rows) * bytes, 0, static_cast<size_t>((group - rows) * bytes));
+      }
+      fns.stream_copy(tile, (p1 - p0) * group * bytes, out + grouped + p0 * group * bytes);
+      hwy::FlushStream();  // the stores are visible before the parallel loop's end
+    } else if (planar_in) {
+      if (k0 < k1) transpose(in + planar, hw, group, k0, k1, p0, p1, out + grouped);
+      if (rows < group && cb == chan_blocks - 1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          std::memset(out + grouped + (p * group + rows) * bytes, 0, static_cast<size_t>((group - rows) * bytes));
+        }
+      }
+    } else if (k0 < k1) {
+      transpose(in + grouped, group, hw, p0, p1, k0, k1, out + planar);
+    }
+  });
+}
+
+// n bytes, with the sizes a run of channels has (4 to 16 elements of 2 or 4 bytes) as fixed-size moves.
+inline void CopyBytes(unsigned char* dst, const unsigned char* src, int64_t n) {
+  switch (n) {
+    case 8: std::memcpy(dst, src, 8); break;
+    case 16: std::memcpy(dst, src, 16); break;
+    case 32: std::memcpy(dst, src, 32); break;
+    case 64: std::memcpy(dst, src, 64); break;
+    default: std::memcpy(dst, src, static_cast<size_t>(n));
+  }
+}
+
+// Between two layouts that both keep each pixel's channels in runs (NHWC and the blocked ones, or a blocked layout
+// and itself): per pixel, copies of runs of the smaller block, in the output's order. Lanes of the output past the
+// channels are zeroed; the input's are never read.
+void CopyRuns(int64_t bytes, Layout from, Layout to, const void* input, int64_t n, int64_t c, int64_t hw,
+              void* output, const Threading& threading) {
+  const int64_t in_group = GroupOf(from, c), out_group = GroupOf(to, c);
+  const int64_t in_stored = StoredChannels(from, c), out_stored = StoredChannels(to, c);
+  const int64_t run = std::min(IsBlocked(from) ? in_group : INT64_MAX, IsBlocked(to) ? out_group : INT64_MAX);
+  const int64_t out_groups = out_stored / out_group, runs = (out_group + run - 1) / run;
+  const int64_t pix_block = std::max<int64_t>(1, kTaskElements / out_group);
+  const int64_t pix_blocks = (hw + pix_block - 1) / pix_block;
+  const int64_t tasks = n * pix_blocks * out_groups;
+  const auto* in = static_cast<const unsigned char*>(input);
+  auto* out = static_cast<unsigned char*>(output);
+  // Output groups vary fastest: consecutive tasks read the same input pixels, which then come from L2 (taken group
+  // by group across the whole map, an NHWC input was fetched from memory once per group).
+  ParallelFor(tasks, ResolveThreadCount(threading, tasks), threading, [&](int64_t t, int) {
+    const int64_t g = t % out_groups, pb = t / out_groups % pix_blocks, image = t / out_groups / pix_blocks;
+    const int64_t p0 = pb * pix_block, p1 = std::min(hw, p0 + pix_block);
+    for (int64_t r = 0; r < runs; ++r) {
+      const int64_t c0 = g * out_group + r * run, width = std::min(run, out_group - r * run);
+      const int64_t copied = std::clamp<int64_t>(c - c0, 0, width);
+      unsigned char* dst = out + ((image * out_stored + g * out_group) * hw + p0 * out_group + r * run) * bytes;
+      const unsigned char* src =
+          copied == 0 ? nullptr
+                      : in + ((image * in_stored + c0 / in_group * in_group) * hw + p0 * in_group + c0 % in_group) *
+                                 bytes;
+      for (int64_t p = p0; p < p1; ++p, dst += out_group * bytes) {
+        if (copied > 0) {
+          CopyBytes(dst, src, copied * bytes);
+          src += in_group * bytes;
+        }
+        if (copied < width) std::memset(dst + copied * bytes, 0, static_cast<size_t>((width - copied) * bytes));
+      }
+    }
+  });
+}
+
+// The same layout, not blocked: the bytes as they are, in chunks of 1 MiB.
+void CopyAll(const void* input, int64_t bytes, void* output, const Threading& threading) {
+  constexpr int64_t kChunk = int64_t{1} << 20;
+  const int64_t tasks = (bytes + kChunk - 1) / kChunk;
+  ParallelFor(tasks, ResolveThreadCount(threading, tasks), threading, [&](int64_t t, int) {
+    std::memcpy(static_cast<unsigned char*>(output) + t * kChunk, static_cast<const unsigned char*>(input) + t * kChunk,
+                static_cast<size_t>(std::min(kChunk, bytes - t * kChunk)));
+  });
 }
 
 }  // namespace
+
+// One path per family of pairs: NCHW against a grouped layout is a transpose per group, two grouped layouts copy
+// runs of channels per pixel, and NCHW or NHWC to itself is a plain copy.
+Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                       int64_t height, int64_t width, void* output, const Threading& threading,
+                       int64_t stream_above) {
+  int64_t in_bytes = 0, out_bytes = 0;
+  Status s = threading.pool != nullptr ? ValidateThreadPool(threading.pool) : Status::Ok();
+  if (s.ok()) s = CheckTransform(dtype, from, to, input, batch, channels, height, width, output, &in_bytes, &out_bytes);
+  if (!s.ok() || in_bytes == 0) return s;
+  const int64_t bytes = BytesOf(dtype), pixels = height * width;
+  if (from == to && !IsBlocked(from)) {
+    CopyAll(input, in_bytes, output, threading);
+  } else if (from == Layout::kNCHW || to == Layout::kNCHW) {
+    const bool planar_in = from == Layout::kNCHW;
+    TransposeGroups(BestTargetFns()[static_cast<size_t>(dtype)], bytes, planar_in, input, batch, channels, pixels,
+                    GroupOf(planar_in ? to : from, channels), output, threading, stream_above);
+  } else {
+    CopyRuns(bytes, from, to, input, batch, channels, pixels, output, threading);
+  }
+  return Status::Ok();
+}
+
 }  // namespace internal
 
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
@@ -101,24 +242,35 @@ Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t h
 
 Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                   void* output, int32_t num_threads) {
-  return internal::TransformLayout(true, dtype, input, batch, channels, height, width, output,
-                                   {num_threads, nullptr});
+  return TransformLayout(dtype, Layout::kNCHW, Layout::kNHWC, input, batch, channels, height, width, output,
+                         num_threads);
 }
 
 Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                   void* output, int32_t num_threads) {
-  return internal::TransformLayout(false, dtype, input, batch, channels, height, width, output,
-                                   {num_threads, nullptr});
+  return TransformLayout(dtype, Layout::kNHWC, Layout::kNCHW, input, batch, channels, height, width, output,
+                         num_threads);
 }
 
 Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                   void* output, const ThreadPool& pool) {
-  return internal::TransformLayout(true, dtype, input, batch, channels, height, width, output, {0, &pool});
+  return TransformLayout(dtype, Layout::kNCHW, Layout::kNHWC, input, batch, channels, height, width, output, pool);
 }
 
 Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                   void* output, const ThreadPool& pool) {
-  return internal::TransformLayout(false, dtype, input, batch, channels, height, width, output, {0, &pool});
+  return TransformLayout(dtype, Layout::kNHWC, Layout::kNCHW, input, batch, channels, height, width, output, pool);
+}
+
+Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                       int64_t height, int64_t width, void* output, int32_t num_threads) {
+  return internal::TransformLayout(dtype, from, to, input, batch, channels, height, width, output,
+                                   {num_threads, nullptr});
+}
+
+Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                       int64_t height, int64_t width, void* output, const ThreadPool& pool) {
+  return internal::TransformLayout(dtype, from, to, input, batch, channels, height, width, output, {0, &pool});
 }
 
 }  // namespace roialign

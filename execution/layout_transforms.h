@@ -1,7 +1,7 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Threaded transposes of whole matrices, block by block with a kernel's block transposer: the public layout
-// transforms and the plan's band transform share them.
+// Threaded transposes of whole matrices, block by block with a kernel's block transposer (the plan's band
+// transform), and the public layout transforms between any two layouts, which transpose the same way.
 #ifndef ROIALIGN_EXECUTION_LAYOUT_TRANSFORMS_H_
 #define ROIALIGN_EXECUTION_LAYOUT_TRANSFORMS_H_
 
@@ -19,6 +19,17 @@ namespace internal {
 void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const void* src, int64_t src_stride,
                        int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int max_threads,
                        const Threading& threading);
+
+// Outputs larger than this would not stay in a typical last-level cache (execution/plan.cc uses the same bound), so
+// the transforms that can write them with non-temporal stores do.
+constexpr int64_t kTransformStreamBytes = int64_t{16} << 20;
+
+// A whole tensor from any layout to any other (core/library.h TransformLayout): validated first (a caller's pool
+// included), nothing written on error. `stream_above`: the output size above which it may bypass the caches (tests
+// lower it to reach that path with small tensors).
+Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                       int64_t height, int64_t width, void* output, const Threading& threading,
+                       int64_t stream_above = kTransformStreamBytes);
 
 }  // namespace internal
 }  // namespace roialign

@@ -379,25 +379,42 @@ TEST_F(OutOfMemory, MultiLevelRun) {
 
 TEST_F(OutOfMemory, LayoutTransforms) {
   const int64_t N = 2, C = 70, H = 33, W = 20;
+  // The 1.0 pair through its own entry points, and blocked pairs (70 channels: partial blocks) through
+  // roialign_transform_layout. The input is large enough for every layout's padded size.
+  struct Pair {
+    const char* name;
+    roialign_layout from, to;
+    int64_t out_channels;  // stored, padded to the block
+  };
+  const Pair pairs[] = {{"NCHW->NHWC", ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC, C},
+                        {"NHWC->NCHW", ROIALIGN_LAYOUT_NHWC, ROIALIGN_LAYOUT_NCHW, C},
+                        {"NCHW->NCHW16c", ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NCHW16C, 80},
+                        {"NCHW8c->NHWC", ROIALIGN_LAYOUT_NCHW8C, ROIALIGN_LAYOUT_NHWC, C},
+                        {"NHWC->NCHW4c", ROIALIGN_LAYOUT_NHWC, ROIALIGN_LAYOUT_NCHW4C, 72}};
   for (roialign_dtype dtype : {ROIALIGN_DTYPE_F32, ROIALIGN_DTYPE_F16, ROIALIGN_DTYPE_BF16}) {
-    const Bytes input = MakeMap(dtype, N * C * H * W);
+    const Bytes input = MakeMap(dtype, N * 80 * H * W);
+    const size_t bytes = dtype == ROIALIGN_DTYPE_F32 ? 4 : 2;
     for (const Threading& t : kThreadings) {
-      for (bool to_nhwc : {true, false}) {
+      for (const Pair& pair : pairs) {
         Case c;
         c.reset = [] {};
         c.call = [&](unsigned char* out) {
           const roialign_threadpool pool = Pool();
           const roialign_options options = t.pool ? roialign_c::OnPool(&pool) : roialign_c::Threads(t.num_threads);
-          return to_nhwc ? roialign_nchw_to_nhwc(dtype, input.data(), N, C, H, W, out, &options)
-                         : roialign_nhwc_to_nchw(dtype, input.data(), N, C, H, W, out, &options);
+          if (pair.from == ROIALIGN_LAYOUT_NCHW && pair.to == ROIALIGN_LAYOUT_NHWC) {
+            return roialign_nchw_to_nhwc(dtype, input.data(), N, C, H, W, out, &options);
+          }
+          if (pair.from == ROIALIGN_LAYOUT_NHWC && pair.to == ROIALIGN_LAYOUT_NCHW) {
+            return roialign_nhwc_to_nchw(dtype, input.data(), N, C, H, W, out, &options);
+          }
+          return roialign_transform_layout(dtype, pair.from, pair.to, input.data(), N, C, H, W, out, &options);
         };
-        c.expected.assign(input.size(), kSentinel);
+        c.expected.assign(static_cast<size_t>(N * pair.out_channels * H * W) * bytes, kSentinel);
         ASSERT_EQ(c.call(c.expected.data()), ROIALIGN_OK);
-        const std::string name =
-            std::string(to_nhwc ? "NCHW->NHWC " : "NHWC->NCHW ") + DtypeName(dtype) + ", " + t.name;
+        const std::string name = std::string(pair.name) + " " + DtypeName(dtype) + ", " + t.name;
         InjectAll(c, name);
         // A transform needs no memory of its own: it succeeds when nothing can be allocated.
-        Bytes out(input.size(), kSentinel);
+        Bytes out(c.expected.size(), kSentinel);
         failing_allocator::Arm(Mode::kFailFromNth, 0);
         const roialign_status s = c.call(out.data());
         failing_allocator::Disarm();

@@ -166,7 +166,8 @@ typedef struct {
    * with the kernel between runs; else a block of workspace_size >= roialign_workspace_size() bytes, any
    * alignment, that the run lays everything out in: it then allocates nothing. Too small is INVALID_ARGUMENT
    * naming the bytes needed; NULL with a size, or a block with size 0, INVALID_ARGUMENT. The caller leaves it
-   * untouched until the run returns, and gives each concurrent run its own. Transforms take none (NULL). */
+   * untouched until the run returns, and gives each concurrent run its own. Transforms take none (NULL, else
+   * INVALID_ARGUMENT). */
   void* workspace;
   size_t workspace_size;
 } roialign_options;
@@ -343,9 +344,19 @@ static inline void roialign_implementation_init(roialign_implementation* impl) {
 ROIALIGN_API roialign_status roialign_register(const roialign_implementation* impl);
 
 /* ---- Layout transforms (for engines that convert around roi_align) ----
- * NCHW -> NHWC and back for the whole tensor of `dtype` (F16 and BF16 elements are moved as they are, bit for bit).
- * N, C, H, W are the logical dimensions in both directions; the output must not overlap the input. `options` as
- * for roialign_run (NULL: defaults). */
+ * A whole tensor of `dtype` from layout `from` to layout `to`, any of the five (F16 and BF16 elements are moved as
+ * they are, bit for bit). batch, channels, height and width are the logical dimensions (channels not padded);
+ * `input` holds the tensor in `from`, `output` receives it in `to`. Blocked layouts: the output's padded lanes are
+ * written 0, the input's are never read (they may hold anything, NaN included). from == to is a copy. `options` as
+ * for roialign_run (NULL: defaults; threads or the caller's pool, bit-identical results for any), except that a
+ * transform uses no working memory: options->workspace must be NULL. INVALID_ARGUMENT, the output untouched, for an
+ * unknown dtype or layout value, a negative dimension, a size that overflows int64, a NULL input or output of a
+ * non-empty tensor, an output that overlaps the input, a workspace, or a bad pool. Since 1.1. */
+ROIALIGN_API roialign_status roialign_transform_layout(roialign_dtype dtype, roialign_layout from, roialign_layout to,
+                                                       const void* input, int64_t batch, int64_t channels,
+                                                       int64_t height, int64_t width, void* output,
+                                                       const roialign_options* options);
+/* roialign_transform_layout from NCHW to NHWC and back (1.0). */
 ROIALIGN_API roialign_status roialign_nchw_to_nhwc(roialign_dtype dtype, const void* input, int64_t batch,
                                                    int64_t channels, int64_t height, int64_t width, void* output,
                                                    const roialign_options* options);

@@ -492,6 +492,25 @@ inline Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t 
   return detail::Transform(false, dtype, input, batch, channels, height, width, output,
                            detail::Options(pool, &c_pool));
 }
+// Any layout to any other (roialign_transform_layout, since 1.1): `channels` is the logical count; a blocked
+// output's padded lanes are written 0, a blocked input's are never read. On error the output is untouched. (The
+// NCHW <-> NHWC functions above call 1.0's entry points, so they also run on a 1.0 library.)
+inline Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                              int64_t height, int64_t width, void* output, int32_t num_threads = 0) {
+  const roialign_options options = detail::Options(num_threads);
+  return detail::FromC(roialign_transform_layout(static_cast<roialign_dtype>(dtype), static_cast<roialign_layout>(from),
+                                                 static_cast<roialign_layout>(to), input, batch, channels, height,
+                                                 width, output, &options));
+}
+// The same on the caller's pool.
+inline Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                              int64_t height, int64_t width, void* output, const ThreadPool& pool) {
+  roialign_threadpool c_pool;
+  const roialign_options options = detail::Options(pool, &c_pool);
+  return detail::FromC(roialign_transform_layout(static_cast<roialign_dtype>(dtype), static_cast<roialign_layout>(from),
+                                                 static_cast<roialign_layout>(to), input, batch, channels, height,
+                                                 width, output, &options));
+}
 // float32 tensors.
 inline Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
                          float* output, int32_t num_threads = 0) {
