@@ -149,6 +149,9 @@ int64_t BlockOf(roialign::Layout layout) {
   return 0;
 }
 
+// ceil(a / b) for a >= 0, b > 0, without overflow for any a.
+int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
 // The extents of one map in the kernel's layout.
 struct MapExtents {
   int64_t n = 0, c = 0, h = 0, w = 0;
@@ -178,12 +181,15 @@ MapExtents CheckMap(const std::vector<int64_t>& shape, roialign::Layout layout, 
     }
     e.h = shape[2];
     e.w = shape[3];
+    if (shape[1] > INT64_MAX / b) {  // only an empty array can claim that many blocks
+      throw nb::value_error((what + " has shape " + ShapeString(shape) + ": too many channel blocks").c_str());
+    }
     e.c = shape[1] * b;
     if (channels) {
-      if (*channels < 0 || (*channels + b - 1) / b != shape[1]) {
+      if (*channels < 0 || CeilDiv(*channels, b) != shape[1]) {
         throw nb::value_error(("channels=" + std::to_string(*channels) + " needs ceil(" +
                                std::to_string(*channels) + "/" + std::to_string(b) + ") = " +
-                               std::to_string(*channels < 0 ? 0 : (*channels + b - 1) / b) + " blocks of " +
+                               std::to_string(*channels < 0 ? 0 : CeilDiv(*channels, b)) + " blocks of " +
                                std::to_string(b) + "; " + what + " " + ShapeString(shape) + " has " +
                                std::to_string(shape[1]) + " (" + form + ")")
                                   .c_str());
@@ -232,7 +238,7 @@ void CheckOut(const OutputArray& output, const roialign::Params& p, int64_t k, i
   const bool nhwc = p.layout == roialign::Layout::kNHWC;
   const int64_t b = BlockOf(p.layout);
   const std::vector<int64_t> out_shape =
-      b      ? std::vector<int64_t>{k, (c + b - 1) / b, p.pooled_height, p.pooled_width, b}
+      b      ? std::vector<int64_t>{k, CeilDiv(c, b), p.pooled_height, p.pooled_width, b}
       : nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
              : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
   if (ShapeOf(output) != out_shape) {

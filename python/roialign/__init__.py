@@ -223,8 +223,8 @@ def _channels_arg(channels):
         return None
     if isinstance(channels, bool) or not isinstance(channels, numbers.Integral):
         raise TypeError("channels must be an int (the logical channel count C) or None; got %r" % (channels,))
-    if channels < 0:
-        raise ValueError("channels must be >= 0 (the logical channel count C); got %d" % channels)
+    if not 0 <= channels < 2 ** 63:
+        raise ValueError("channels must be >= 0 and fit int64 (the logical channel count C); got %d" % channels)
     return int(channels)
 
 
@@ -236,11 +236,12 @@ def _map_form(layout):
 class _Map:
     """The feature map of one call: its kind ('torch' or 'numpy'), dtype name, a dense array in memory order
     (numpy array or torch tensor; [N,C,H,W] for NCHW, [N,H,W,C] for NHWC, [N,ceil(C/b),H,W,b] for the blocked
-    layouts) that the extension reads in place, and its channels: the logical C (``channels=`` when given, else
-    what the shape says, ceil(C/b)*b for a blocked map). The extension checks the extents against the layout and
-    ``channels`` (CheckMap); this class checks the rank, for a message in the package's terms."""
+    layouts) that the extension reads in place; ``channels``, the caller's ``channels=`` (None or the logical C); and
+    ``extent``, the channels the array's shape holds (C, or ceil(C/b)*b for a blocked map), which sizes the result:
+    the extension checks the extents against the layout and ``channels`` (CheckMap) before the kernel writes
+    anything. This class checks the rank, for a message in the package's terms."""
 
-    __slots__ = ("kind", "dtype", "memory", "channels")
+    __slots__ = ("kind", "dtype", "memory", "channels", "extent")
 
     def __init__(self, input, layout, channels=None, what="input"):
         block = _BLOCKS.get(layout)
@@ -284,10 +285,8 @@ class _Map:
             self.dtype = _dtype_name(x.dtype)
             self.memory = np.ascontiguousarray(x)  # the same array when it is already C-contiguous
             shape = self.memory.shape
-        if channels is not None:
-            self.channels = channels
-        else:
-            self.channels = int(shape[1] * block if block else shape[3] if nhwc else shape[1])
+        self.channels = channels
+        self.extent = int(shape[1] * block if block else shape[3] if nhwc else shape[1])
 
 
 class _MapInfo:
@@ -365,8 +364,9 @@ def _aligned_empty(shape, dtype):
 
 
 def _result(out, kind, k, c, output_size, layout, dtype):
-    """(what the call returns, the dense array in memory order that the kernel writes) for k boxes of c channels:
-    ``out`` when given (checked by _out_memory), else a new array of the input's kind."""
+    """(what the call returns, the dense array in memory order that the kernel writes) for k boxes of c channels
+    (a blocked layout: c = ceil(C/b)*b): ``out`` when given (checked by _out_memory), else a new array of the
+    input's kind."""
     ph, pw = output_size
     nhwc = layout == "NHWC"
     block = _BLOCKS.get(layout)
@@ -506,7 +506,7 @@ class Kernel:
         if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
             raise TypeError("num_threads must be an int; got %r" % (num_threads,))
         rois, batch_indices = _boxes(boxes)
-        result, out_memory = _result(out, fmap.kind, rois.shape[0], fmap.channels, self.output_size, self.layout,
+        result, out_memory = _result(out, fmap.kind, rois.shape[0], fmap.extent, self.output_size, self.layout,
                                      self.dtype)
         self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
         return result
@@ -725,7 +725,7 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
                         int(sampling_ratio), bool(aligned), level_rule=rule.upper(),
                         canonical_size=float(canonical_scale), canonical_level=int(canonical_level), layout=layout)
     rois, batch_indices = _boxes(boxes)
-    result, out_memory = _result(out, maps[0].kind, rois.shape[0], maps[0].channels, (ph, pw), layout, maps[0].dtype)
+    result, out_memory = _result(out, maps[0].kind, rois.shape[0], maps[0].extent, (ph, pw), layout, maps[0].dtype)
     kernel.run([m.memory for m in maps], rois, batch_indices, level_array, out_memory, int(num_threads), channels)
     return result
 

@@ -240,8 +240,8 @@ def test_read_in_place_when_dense():
     x, _, _, _ = make_problem(3, 17)
     xb = to_blocked(x, 8, np.nan)
     assert roialign._Map(xb, "NCHW8c", 17).memory is xb
-    assert roialign._Map(xb, "NCHW8c").channels == 24
-    assert roialign._Map(xb, "NCHW8c", 17).channels == 17
+    assert roialign._Map(xb, "NCHW8c").extent == 24 and roialign._Map(xb, "NCHW8c").channels is None
+    assert roialign._Map(xb, "NCHW8c", 17).extent == 24 and roialign._Map(xb, "NCHW8c", 17).channels == 17
     strided = np.zeros(xb.shape[:4] + (16,), np.float32)[..., ::2]
     assert not np.shares_memory(roialign._Map(strided, "NCHW8c").memory, strided)
 
@@ -277,6 +277,9 @@ def refusal_cases():
         ("too few channels", dict(input=b4, layout="NCHW4c", channels=4), ValueError,
          r"channels=4 needs ceil\(4/4\) = 1 blocks of 4; input .* has 2"),
         ("negative channels", dict(input=b4, layout="NCHW4c", channels=-1), ValueError, "channels must be >= 0"),
+        ("huge channels", dict(input=b4, layout="NCHW4c", channels=2 ** 63 - 1), ValueError,
+         r"channels=9223372036854775807 needs ceil\(9223372036854775807/4\) = 2305843009213693952 blocks of 4"),
+        ("channels beyond int64", dict(input=b4, layout="NCHW4c", channels=2 ** 64), ValueError, "fit int64"),
         ("bool channels", dict(input=b4, layout="NCHW4c", channels=True), TypeError, "channels must be an int"),
         ("str channels", dict(input=b4, layout="NCHW4c", channels="7"), TypeError, "channels must be an int"),
         ("float channels", dict(input=b4, layout="NCHW4c", channels=7.0), TypeError, "channels must be an int"),
