@@ -166,6 +166,10 @@ def test_multi_scale_blocked_matches_nhwc(layout, c, target):
             ref = roialign.multi_scale_roi_align([np.ascontiguousarray(f.transpose(0, 2, 3, 1)) for f in levels_nchw],
                                                  boxes, 3, scales, layout="NHWC", **args)
             assert_blocked_result(got, np.ascontiguousarray(ref.transpose(0, 3, 1, 2)), c, b)
+            out = np.full(got.shape, np.nan, dtype)
+            assert roialign.multi_scale_roi_align([to_blocked(f, b, np.nan) for f in levels_nchw], boxes, 3, scales,
+                                                  layout=layout, channels=c, out=out, **args) is out
+            assert_same_bits(out, got)
 
 
 @pytest.mark.parametrize("layout,c,target", cases())
