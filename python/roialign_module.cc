@@ -131,11 +131,84 @@ bool Overlap(const A& a, const B& b) {
 }
 
 // Dense, row-major (strides of dimensions of extent 1 do not matter), on the CPU; the dtype is checked against the
-// kernel's. Input and RoIs may be read-only.
-using InputArray = nb::ndarray<nb::ro, nb::ndim<4>, nb::device::cpu, nb::c_contig>;
+// kernel's, the rank against its layout (4, or 5 for the blocked layouts). Input and RoIs may be read-only.
+using InputArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 using RoisArray = nb::ndarray<const float, nb::ndim<2>, nb::device::cpu, nb::c_contig>;
 using BatchIndexArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
-using OutputArray = nb::ndarray<nb::ndim<4>, nb::device::cpu, nb::c_contig>;
+using OutputArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+
+// The channel block b of a blocked layout (NCHW4c, NCHW8c, NCHW16c), 0 for NCHW and NHWC.
+int64_t BlockOf(roialign::Layout layout) {
+  switch (layout) {
+    case roialign::Layout::kNCHW4c: return 4;
+    case roialign::Layout::kNCHW8c: return 8;
+    case roialign::Layout::kNCHW16c: return 16;
+    case roialign::Layout::kNCHW:
+    case roialign::Layout::kNHWC: break;
+  }
+  return 0;
+}
+
+// ceil(a / b) for a >= 0, b > 0, without overflow for any a.
+int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+// The extents of one map in the kernel's layout.
+struct MapExtents {
+  int64_t n = 0, c = 0, h = 0, w = 0;
+};
+
+// The one check of a map's extents against its layout: [N, C, H, W] (NCHW), [N, H, W, C] (NHWC) or
+// [N, ceil(C/b), H, W, b] (blocked). `channels` is the logical C: for the blocked layouts, when not given,
+// ceil(C/b)*b; when given it must fit the array's blocks; for NCHW and NHWC it must equal the array's C.
+MapExtents CheckMap(const std::vector<int64_t>& shape, roialign::Layout layout, std::optional<int64_t> channels,
+                    const std::string& what) {
+  const int64_t b = BlockOf(layout);
+  const bool nhwc = layout == roialign::Layout::kNHWC;
+  const char* form = b ? "[N, ceil(C/b), H, W, b]" : nhwc ? "[N, H, W, C]" : "[N, C, H, W]";
+  const size_t rank = b ? 5 : 4;
+  if (shape.size() != rank) {
+    throw nb::value_error((what + " must be " + std::to_string(rank) + "-D, " + form + " for layout " +
+                           roialign::ToString(layout) + "; got shape " + ShapeString(shape))
+                              .c_str());
+  }
+  MapExtents e;
+  e.n = shape[0];
+  if (b) {
+    if (shape[4] != b) {
+      throw nb::value_error((what + " has shape " + ShapeString(shape) + ": its last dimension must be the block, " +
+                             std::to_string(b) + " for layout " + roialign::ToString(layout) + " (" + form + ")")
+                                .c_str());
+    }
+    e.h = shape[2];
+    e.w = shape[3];
+    if (shape[1] > INT64_MAX / b) {  // only an empty array can claim that many blocks
+      throw nb::value_error((what + " has shape " + ShapeString(shape) + ": too many channel blocks").c_str());
+    }
+    e.c = shape[1] * b;
+    if (channels) {
+      if (*channels < 0 || CeilDiv(*channels, b) != shape[1]) {
+        throw nb::value_error(("channels=" + std::to_string(*channels) + " needs ceil(" +
+                               std::to_string(*channels) + "/" + std::to_string(b) + ") = " +
+                               std::to_string(*channels < 0 ? 0 : CeilDiv(*channels, b)) + " blocks of " +
+                               std::to_string(b) + "; " + what + " " + ShapeString(shape) + " has " +
+                               std::to_string(shape[1]) + " (" + form + ")")
+                                  .c_str());
+      }
+      e.c = *channels;
+    }
+    return e;
+  }
+  e.c = nhwc ? shape[3] : shape[1];
+  e.h = nhwc ? shape[1] : shape[2];
+  e.w = nhwc ? shape[2] : shape[3];
+  if (channels && *channels != e.c) {
+    throw nb::value_error(("channels=" + std::to_string(*channels) + " but " + what + " " + ShapeString(shape) +
+                           " has " + std::to_string(e.c) + " channels (" + form + "; channels= is for the blocked "
+                           "layouts, where C is not a multiple of the block)")
+                              .c_str());
+  }
+  return e;
+}
 
 // The one check of the boxes' extents: [K, 5], or [K, 4] with one batch index per row. Returns K.
 int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices) {
@@ -163,29 +236,29 @@ void CheckOut(const OutputArray& output, const roialign::Params& p, int64_t k, i
                              .c_str());
   }
   const bool nhwc = p.layout == roialign::Layout::kNHWC;
+  const int64_t b = BlockOf(p.layout);
   const std::vector<int64_t> out_shape =
-      nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
-           : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
+      b      ? std::vector<int64_t>{k, CeilDiv(c, b), p.pooled_height, p.pooled_width, b}
+      : nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
+             : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
   if (ShapeOf(output) != out_shape) {
     throw nb::value_error(("out has shape " + ShapeString(ShapeOf(output)) + "; expected " +
-                           ShapeString(out_shape) + " (" + (nhwc ? "K, PH, PW, C" : "K, C, PH, PW") + ")")
+                           ShapeString(out_shape) + " (" +
+                           (b ? "K, ceil(C/b), PH, PW, b" : nhwc ? "K, PH, PW, C" : "K, C, PH, PW") + ")")
                               .c_str());
   }
 }
 
 void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArray& rois,
-         const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads) {
+         const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads,
+         std::optional<int64_t> channels) {
   const roialign::Params& p = kernel.params();
   const char* want = PythonDTypeName(p.dtype);
   if (!Matches(input.dtype(), p.dtype)) {
     throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " + want).c_str());
   }
-  const bool nhwc = p.layout == roialign::Layout::kNHWC;
-  const std::vector<int64_t> in_shape = ShapeOf(input);
-  const int64_t n = in_shape[0];
-  const int64_t c = nhwc ? in_shape[3] : in_shape[1];
-  const int64_t h = nhwc ? in_shape[1] : in_shape[2];
-  const int64_t w = nhwc ? in_shape[2] : in_shape[3];
+  const MapExtents e = CheckMap(ShapeOf(input), p.layout, channels, "input");
+  const int64_t n = e.n, c = e.c, h = e.h, w = e.w;
   const int64_t k = CheckRois(rois, batch_indices);
   CheckOut(output, p, k, c);
   if (Overlap(output, input) || Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices))) {
@@ -233,10 +306,10 @@ using LevelArray = nb::ndarray<const int32_t, nb::ndim<1>, nb::device::cpu, nb::
 // Multi-level: one map per level, all in the kernel's dtype and layout with the same N and C.
 void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<InputArray>& maps,
                    const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices,
-                   const std::optional<LevelArray>& levels, const OutputArray& output, int32_t num_threads) {
+                   const std::optional<LevelArray>& levels, const OutputArray& output, int32_t num_threads,
+                   std::optional<int64_t> channels) {
   const roialign::Params& p = kernel.params().params;
   const char* want = PythonDTypeName(p.dtype);
-  const bool nhwc = p.layout == roialign::Layout::kNHWC;
   if (maps.empty()) throw nb::value_error("features is empty");
   std::vector<roialign::LevelMap> level_maps;
   int64_t n = 0, c = 0;
@@ -245,8 +318,8 @@ void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<I
       throw nb::type_error(("features[" + std::to_string(l) + "] has dtype " + DTypeName(maps[l].dtype()) +
                             "; this kernel takes " + want).c_str());
     }
-    const std::vector<int64_t> shape = ShapeOf(maps[l]);
-    const int64_t ln = shape[0], lc = nhwc ? shape[3] : shape[1];
+    const MapExtents e = CheckMap(ShapeOf(maps[l]), p.layout, channels, "features[" + std::to_string(l) + "]");
+    const int64_t ln = e.n, lc = e.c;
     if (l == 0) {
       n = ln;
       c = lc;
@@ -258,7 +331,7 @@ void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<I
     if (Overlap(output, maps[l])) {
       throw nb::value_error(("out overlaps features[" + std::to_string(l) + "]").c_str());
     }
-    level_maps.push_back({maps[l].data(), nhwc ? shape[1] : shape[2], nhwc ? shape[2] : shape[3]});
+    level_maps.push_back({maps[l].data(), e.h, e.w});
   }
   const int64_t k = CheckRois(rois, batch_indices);
   if (levels && static_cast<int64_t>(levels->shape(0)) != k) {
@@ -384,16 +457,19 @@ NB_MODULE(_roialign, m) {
       .def_prop_ro("dtype", [](const roialign::Kernel& k) { return static_cast<int>(k.params().dtype); })
       .def("run", &Run, nb::arg("input").noconvert(), nb::arg("rois").noconvert(),
            nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(), nb::arg("num_threads"),
-           "Runs on dense arrays in memory order (input [N,C,H,W] or [N,H,W,C]; out [K,C,PH,PW] or [K,PH,PW,C]); "
-           "rois float32 [K,5], or [K,4] with int64 batch_indices. Releases the GIL while the kernel runs.");
+           nb::arg("channels").none() = nb::none(),
+           "Runs on dense arrays in memory order (input [N,C,H,W], [N,H,W,C] or [N,ceil(C/b),H,W,b]; out "
+           "[K,C,PH,PW], [K,PH,PW,C] or [K,ceil(C/b),PH,PW,b]); rois float32 [K,5], or [K,4] with int64 "
+           "batch_indices; channels: the logical C (None: from the shape). Releases the GIL while the kernel runs.");
 
   nb::class_<roialign::MultiLevelKernel>(m, "MultiLevelKernel", "roialign::MultiLevelKernel: immutable, thread-safe.")
       .def_prop_ro("name", [](const roialign::MultiLevelKernel& k) { return k.name(); })
       .def("run", &RunMultiLevel, nb::arg("maps"), nb::arg("rois").noconvert(),
            nb::arg("batch_indices").noconvert().none(), nb::arg("levels").noconvert().none(),
-           nb::arg("out").noconvert(), nb::arg("num_threads"),
+           nb::arg("out").noconvert(), nb::arg("num_threads"), nb::arg("channels").none() = nb::none(),
            "Runs on dense arrays in memory order: one map per level, rois float32 [K,5] or [K,4] with int64 "
-           "batch_indices, int32 levels for the rule 'given'. Releases the GIL while the kernel runs.");
+           "batch_indices, int32 levels for the rule 'given', channels as for Kernel.run. Releases the GIL while "
+           "the kernel runs.");
   m.def("select_multi_level", &SelectMultiLevel, nb::arg("target"), nb::arg("pooled_height"),
         nb::arg("pooled_width"), nb::arg("scales"), nb::arg("sampling_ratio"), nb::arg("coordinate_mode"),
         nb::arg("pool_mode"), nb::arg("layout"), nb::arg("dtype"), nb::arg("level_rule"), nb::arg("canonical_size"),

@@ -1,6 +1,6 @@
 # Copyright 2026 The roialign Authors
 # SPDX-License-Identifier: Apache-2.0
-"""RoIAlign (roi_align) for CPUs, with SIMD kernels for NCHW and NHWC feature maps.
+"""RoIAlign (roi_align) for CPUs, with SIMD kernels for NCHW, NHWC and channel-blocked feature maps.
 
 ``roialign.roi_align`` is a drop-in for ``torchvision.ops.roi_align`` (forward only) that also takes numpy arrays,
 the NHWC layout (torch's channels_last memory format), max pooling and the other coordinate conventions.
@@ -21,9 +21,15 @@ numpy, other DLPack     ``[N, C, H, W]`` -> ``[K, C, PH, PW]``      ``[N, H, W, 
 A torch tensor is always indexed N, C, H, W, as in torch and torchvision; ``layout`` names its memory format. Any
 other array has no memory format of its own, so its shape is the memory order. Input in that memory order (C-
 contiguous for numpy) is used in place; any other strides are first copied into it.
+
+The channel-blocked layouts ``"NCHW4c"``, ``"NCHW8c"`` and ``"NCHW16c"`` (b = 4, 8, 16) take
+``[N, ceil(C/b), H, W, b]`` arrays of every kind (torch tensors too: torch has no memory format for them) and give
+``[K, ceil(C/b), PH, PW, b]``; ``channels=`` gives the logical C when it is not a multiple of b. The map's padded
+lanes are never read; the result's are written as 0.
 """
 import functools
 import numbers
+import re
 import sys
 
 import numpy as np
@@ -53,6 +59,9 @@ _DTYPES = _table("dtype")
 _POOL_MODES = _table("pool_mode")
 _COORDINATE_MODES = _table("coordinate_mode")
 _LEVEL_RULES = _table("level_rule")
+# The channel block b of each blocked layout, from the library's names ("NCHW16c": 16): the map is
+# [N, ceil(C/b), H, W, b], the result [K, ceil(C/b), PH, PW, b] (docs/semantics.md).
+_BLOCKS = {name: int(m.group(1)) for name in _LAYOUTS for m in [re.fullmatch(r"NCHW(\d+)c", name, re.I)] if m}
 
 
 def _names(table):
@@ -155,6 +164,13 @@ def _op_map(input, what):
     return _dtype_name(input.dtype)
 
 
+def _op_channels(channels, c, what):
+    """channels= with a torch operator's NCHW or NHWC map: its C, else ValueError (as the extension's CheckMap)."""
+    if channels is not None and channels != int(c):
+        raise ValueError("channels=%d but %s has %d channels (channels= is for the blocked layouts, where C is not a "
+                         "multiple of the block)" % (channels, what, int(c)))
+
+
 def _call_op(op, *args, **kwargs):
     """The operator's result; its refusals of data (RuntimeError with the library's message) as ValueError, as the
     extension raises them. The forward-only refusal stays a RuntimeError, as everywhere in torch."""
@@ -201,30 +217,54 @@ def _pair(output_size):
 # Arrays: what each kind of input is, and its buffer in memory order
 # ---------------------------------------------------------------------------------------------------------------
 
+def _channels_arg(channels):
+    """``channels=``: None or an int (its value is checked against the map by the extension, CheckMap)."""
+    if channels is None:
+        return None
+    if isinstance(channels, bool) or not isinstance(channels, numbers.Integral):
+        raise TypeError("channels must be an int (the logical channel count C) or None; got %r" % (channels,))
+    if not 0 <= channels < 2 ** 63:
+        raise ValueError("channels must be >= 0 and fit int64 (the logical channel count C); got %d" % channels)
+    return int(channels)
+
+
+def _map_form(layout):
+    return "[N, ceil(C/b), H, W, b] with b = %d" % _BLOCKS[layout] if layout in _BLOCKS else \
+        "[N, H, W, C]" if layout == "NHWC" else "[N, C, H, W]"
+
+
 class _Map:
-    """The feature map of one call: its kind ('torch' or 'numpy'), dtype name, and a dense array in memory order
-    (numpy array or torch tensor; [N,C,H,W] for NCHW, [N,H,W,C] for NHWC) that the extension reads in place."""
+    """The feature map of one call: its kind ('torch' or 'numpy'), dtype name, a dense array in memory order
+    (numpy array or torch tensor; [N,C,H,W] for NCHW, [N,H,W,C] for NHWC, [N,ceil(C/b),H,W,b] for the blocked
+    layouts) that the extension reads in place; ``channels``, the caller's ``channels=`` (None or the logical C); and
+    ``extent``, the channels the array's shape holds (C, or ceil(C/b)*b for a blocked map), which sizes the result:
+    the extension checks the extents against the layout and ``channels`` (CheckMap) before the kernel writes
+    anything. This class checks the rank, for a message in the package's terms."""
 
-    __slots__ = ("kind", "dtype", "memory", "channels")
+    __slots__ = ("kind", "dtype", "memory", "channels", "extent")
 
-    def __init__(self, input, layout):
-        if layout not in ("NCHW", "NHWC"):
-            # The library serves the blocked layouts; this package does not shape their arrays yet.
-            raise ValueError("layout %r: the Python package takes NCHW and NHWC maps (the blocked layouts are in "
-                             "the C and C++ API)" % (layout,))
+    def __init__(self, input, layout, channels=None, what="input"):
+        block = _BLOCKS.get(layout)
         nhwc = layout == "NHWC"
         if _is_tensor(input):
             torch = _torch()
             if input.device.type != "cpu":
-                raise ValueError("roialign runs on the CPU; input is on %s (move it with .cpu())" % input.device)
-            if input.dim() != 4:
-                raise ValueError("input must be a 4-D tensor [N, C, H, W] (for either layout); got shape %s"
-                                 % (tuple(input.shape),))
+                raise ValueError("roialign runs on the CPU; %s is on %s (move it with .cpu())" % (what, input.device))
+            if block:
+                # torch has no memory format for the blocked layouts: the tensor's shape is its memory order, as
+                # for numpy arrays.
+                if input.dim() != 5:
+                    raise ValueError("%s must be a 5-D tensor %s for layout=%r; got shape %s"
+                                     % (what, _map_form(layout), layout, tuple(input.shape)))
+            elif input.dim() != 4:
+                raise ValueError("%s must be a 4-D tensor [N, C, H, W] (for either layout); got shape %s"
+                                 % (what, tuple(input.shape)))
             self.kind = "torch"
             self.dtype = _dtype_name(input.dtype)
             x = input.detach()  # forward only: the result carries no autograd history
             # NHWC: the channels_last tensor seen as [N, H, W, C] is dense; .contiguous() copies only otherwise.
             self.memory = x.permute(0, 2, 3, 1).contiguous() if nhwc else x.contiguous()
+            shape = tuple(self.memory.shape)
             del torch
         else:
             if isinstance(input, np.ndarray):
@@ -233,18 +273,20 @@ class _Map:
                 try:
                     x = np.from_dlpack(input)
                 except Exception as e:
-                    raise TypeError("cannot read input of type %s through DLPack as a numpy array (%s: %s)"
-                                    % (type(input).__name__, type(e).__name__, e)) from None
+                    raise TypeError("cannot read %s of type %s through DLPack as a numpy array (%s: %s)"
+                                    % (what, type(input).__name__, type(e).__name__, e)) from None
             else:
-                raise TypeError("input must be a numpy array, a torch tensor or an object with __dlpack__; got %s"
-                                % type(input).__name__)
-            if x.ndim != 4:
-                raise ValueError("input must be 4-D, %s for layout=%r; got shape %s"
-                                 % ("[N, H, W, C]" if nhwc else "[N, C, H, W]", layout, x.shape))
+                raise TypeError("%s must be a numpy array, a torch tensor or an object with __dlpack__; got %s"
+                                % (what, type(input).__name__))
+            if x.ndim != (5 if block else 4):
+                raise ValueError("%s must be %d-D, %s for layout=%r; got shape %s"
+                                 % (what, 5 if block else 4, _map_form(layout), layout, x.shape))
             self.kind = "numpy"
             self.dtype = _dtype_name(x.dtype)
             self.memory = np.ascontiguousarray(x)  # the same array when it is already C-contiguous
-        self.channels = int(self.memory.shape[3] if nhwc else self.memory.shape[1])
+            shape = self.memory.shape
+        self.channels = channels
+        self.extent = int(shape[1] * block if block else shape[3] if nhwc else shape[1])
 
 
 class _MapInfo:
@@ -322,11 +364,16 @@ def _aligned_empty(shape, dtype):
 
 
 def _result(out, kind, k, c, output_size, layout, dtype):
-    """(what the call returns, the dense array in memory order that the kernel writes) for k boxes of c channels:
-    ``out`` when given (checked by _out_memory), else a new array of the input's kind."""
+    """(what the call returns, the dense array in memory order that the kernel writes) for k boxes of c channels
+    (a blocked layout: c = ceil(C/b)*b): ``out`` when given (checked by _out_memory), else a new array of the
+    input's kind."""
     ph, pw = output_size
     nhwc = layout == "NHWC"
-    memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
+    block = _BLOCKS.get(layout)
+    if block:
+        memory_shape = (k, -(-c // block), ph, pw, block)  # the shape of the result in either kind
+    else:
+        memory_shape = (k, ph, pw, c) if nhwc else (k, c, ph, pw)
     if out is not None:
         return out, _out_memory(out, layout, dtype)
     if kind != "torch":
@@ -344,23 +391,31 @@ def _result(out, kind, k, c, output_size, layout, dtype):
 def _out_memory(out, layout, kernel_dtype):
     """``out`` seen as a dense array in memory order, or TypeError / ValueError (nothing is written)."""
     nhwc = layout == "NHWC"
+    block = _BLOCKS.get(layout)
+    rank = 5 if block else 4
     if _is_tensor(out):
         if out.device.type != "cpu":
             raise ValueError("out is on %s; roialign writes CPU memory" % out.device)
         if out.requires_grad:
             raise ValueError("out requires grad; roialign cannot write it in place")
         dtype = _dtype_name(out.dtype)
-        form = "[K, C, PH, PW] %s" % ("in channels_last memory" if nhwc else "contiguous")
+        if block:
+            form = "[K, ceil(C/b), PH, PW, b] with b = %d, contiguous" % block
+        else:
+            form = "[K, C, PH, PW] %s" % ("in channels_last memory" if nhwc else "contiguous")
     elif isinstance(out, np.ndarray):
         dtype = _dtype_name(out.dtype)
-        form = "[K, PH, PW, C], C-contiguous" if nhwc else "[K, C, PH, PW], C-contiguous"
+        if block:
+            form = "[K, ceil(C/b), PH, PW, b] with b = %d, C-contiguous" % block
+        else:
+            form = "[K, PH, PW, C], C-contiguous" if nhwc else "[K, C, PH, PW], C-contiguous"
         if not out.flags.writeable:
             raise ValueError("out is read-only")
     else:
         raise TypeError("out must be a numpy array or a torch tensor; got %s" % type(out).__name__)
     if dtype != kernel_dtype:
         raise TypeError("out has dtype %s; this kernel writes %s" % (dtype, kernel_dtype))
-    if len(out.shape) != 4:  # its extents are the extension's to check
+    if len(out.shape) != rank:  # its extents are the extension's to check
         raise ValueError("out must be %s; got shape %s" % (form, tuple(out.shape)))
     if not _is_dense(out, nhwc and _is_tensor(out)):
         raise ValueError("out must be %s (roialign writes it in place, so it cannot copy it)" % form)
@@ -383,8 +438,8 @@ class Kernel:
     Immutable and thread-safe: one kernel may run from many threads at once, each call with its own arrays. It keeps
     its working memory between calls, so an operator that runs many times should select once and keep the kernel.
 
-    Attributes: ``name`` (the implementation, e.g. ``"roi_align_nhwc.avx2"``), ``target``, ``layout`` (``"NCHW"``
-    or ``"NHWC"``), ``dtype`` (``"float32"``, ``"float16"`` or ``"bfloat16"``), ``output_size`` ((PH, PW)),
+    Attributes: ``name`` (the implementation, e.g. ``"roi_align_nhwc.avx2"``), ``target``, ``layout`` (``"NCHW"``,
+    ``"NHWC"``, ``"NCHW4c"``, ``"NCHW8c"`` or ``"NCHW16c"``), ``dtype`` (``"float32"``, ``"float16"`` or ``"bfloat16"``), ``output_size`` ((PH, PW)),
     ``spatial_scale``, ``sampling_ratio``, ``coordinate_mode`` and ``pool``.
     """
 
@@ -412,7 +467,7 @@ class Kernel:
                 % (self.name, self.target, self.layout, self.dtype, self.output_size, self.spatial_scale,
                    self.sampling_ratio, self.coordinate_mode, self.pool))
 
-    def run(self, input, boxes, out=None, num_threads=0):
+    def run(self, input, boxes, out=None, num_threads=0, *, channels=None):
         """Computes roi_align of ``input`` over ``boxes`` and returns the result (``out`` when given).
 
         ``input``: the feature map, in this kernel's layout and dtype (see the module's table of array
@@ -424,12 +479,16 @@ class Kernel:
         forms). Coordinates are in input-image pixels; any floating dtype is converted to float32.
 
         ``out``: optional, the array to write: ``[K, C, PH, PW]`` for NCHW or a torch tensor of either layout
-        (contiguous, or channels_last for NHWC), ``[K, PH, PW, C]`` for NHWC numpy arrays; the kernel's dtype, dense
+        (contiguous, or channels_last for NHWC), ``[K, PH, PW, C]`` for NHWC numpy arrays, ``[K, ceil(C/b), PH, PW,
+        b]`` (contiguous, any kind) for the blocked layouts; the kernel's dtype, dense
         in memory order, writable, and not overlapping the input. Without it, a new array of the input's kind is
         returned (numpy in, numpy out; torch in, torch out; other DLPack input gives numpy).
 
         ``num_threads``: > 0 uses at most that many threads; <= 0 uses OpenMP's default (``OMP_NUM_THREADS``).
         The result is bit-identical for any value. The GIL is released while the kernel runs.
+
+        ``channels``: the logical channel count C of a blocked map (``[N, ceil(C/b), H, W, b]``) when it is not a
+        multiple of b; None takes ``ceil(C/b) * b``. With NCHW and NHWC it may be given only equal to the map's C.
 
         Raises TypeError (wrong kind of array, or dtype) and ValueError (wrong rank or shape) before anything runs,
         ValueError with the library's message for bad data (a batch index outside [0, N), a non-finite coordinate,
@@ -437,7 +496,7 @@ class Kernel:
         is raised, ``out`` is untouched.
         """
         _forward_only(input, boxes)
-        fmap = _Map(input, self.layout)
+        fmap = _Map(input, self.layout, _channels_arg(channels))
         if fmap.dtype != self.dtype:
             raise TypeError("input has dtype %s; this kernel takes %s (select it with dtype=%r)"
                             % (fmap.dtype, self.dtype, fmap.dtype))
@@ -447,9 +506,9 @@ class Kernel:
         if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
             raise TypeError("num_threads must be an int; got %r" % (num_threads,))
         rois, batch_indices = _boxes(boxes)
-        result, out_memory = _result(out, fmap.kind, rois.shape[0], fmap.channels, self.output_size, self.layout,
+        result, out_memory = _result(out, fmap.kind, rois.shape[0], fmap.extent, self.output_size, self.layout,
                                      self.dtype)
-        self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads))
+        self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
         return result
 
 @functools.lru_cache(maxsize=16)
@@ -493,7 +552,7 @@ def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1
 
 
 def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=False, *, layout="NCHW",
-              pool="avg", coordinate_mode=None, target="host", num_threads=0, out=None):
+              pool="avg", coordinate_mode=None, target="host", num_threads=0, out=None, channels=None):
     """RoIAlign: pools each box of ``input`` into ``output_size`` bins of bilinear samples (docs/semantics.md).
 
     A drop-in for ``torchvision.ops.roi_align`` (same positional arguments and defaults; forward only, the result
@@ -507,6 +566,10 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     - ``layout="NHWC"``: a torch tensor is ``[N, C, H, W]`` in ``torch.channels_last`` memory (torch's convention:
       shapes are always NCHW) and the result is a ``[K, C, PH, PW]`` tensor in channels_last memory; any other
       array is ``[N, H, W, C]`` and the result ``[K, PH, PW, C]``.
+    - ``layout="NCHW4c"``, ``"NCHW8c"``, ``"NCHW16c"`` (channel blocks of b = 4, 8, 16): ``[N, ceil(C/b), H, W, b]``
+      for every kind of array, torch tensors included; the result is ``[K, ceil(C/b), PH, PW, b]``. ``channels``
+      gives the logical C when it is not a multiple of b (None: ``ceil(C/b) * b``); the map's padded lanes are
+      never read, the result's are written as 0.
 
     An input already dense in that memory order is read in place (zero-copy); other strides (e.g. a channels_last
     tensor with ``layout="NCHW"``) are copied first. The result has the input's kind and dtype: numpy in, numpy out;
@@ -537,22 +600,29 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     pools in a loop saves the first touch of a fresh result's pages on every call (a large part of a call's time for
     outputs of tens of MB).
 
+    ``channels``: the logical channel count of a blocked map, as above; with NCHW and NHWC it may be given only
+    equal to the map's C (else ValueError).
+
     Raises TypeError (not an array, an unsupported dtype such as float64) and ValueError (wrong rank or box shape)
     before the library is called; ValueError with the library's message for bad attributes or data (a batch index
     outside [0, N), a non-finite coordinate, a limit exceeded); NotImplementedError with the library's message when
     the target cannot serve the request (e.g. float16 on a target without float16 kernels).
     """
-    ops = _torch_ops_for(input, boxes, target, num_threads, out)
+    layout = _choose(layout, _LAYOUTS, "layout")
+    channels = _channels_arg(channels)
+    # The torch operators take NCHW and NHWC; tensors in a blocked layout run on the extension, as numpy arrays do.
+    ops = None if layout in _BLOCKS else _torch_ops_for(input, boxes, target, num_threads, out)
     if ops is not None:
         torch = _torch()
         dtype = _op_map(input, "input")
+        _op_channels(channels, input.shape[1], "input")
         kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
                         aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=dtype)
         return _call_op(ops.roi_align, input, _op_rois(torch, boxes), kernel.spatial_scale, kernel.output_size[0],
                         kernel.output_size[1], kernel.sampling_ratio, bool(aligned), layout=kernel.layout,
                         pool_mode=kernel.pool.upper(), coordinate_mode=kernel.coordinate_mode.upper())
     _forward_only(input, boxes)
-    fmap = _Map(input, _choose(layout, _LAYOUTS, "layout"))
+    fmap = _Map(input, layout, channels)
     kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
                     aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=fmap.dtype)
     return kernel._run(fmap, boxes, out, num_threads)
@@ -568,7 +638,7 @@ def _select_multi_level_cached(target, ph, pw, scales, sampling_ratio, coordinat
 
 def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling_ratio=-1, aligned=False, *,
                           layout="NCHW", canonical_scale=224, canonical_level=4, levels=None, target="host",
-                          num_threads=0, out=None):
+                          num_threads=0, out=None, channels=None):
     """RoIAlign over a feature pyramid in one call: each box pooled from one level (docs/multi-level.md).
 
     The forward of torchvision's ``MultiScaleRoIAlign`` as one function, without its per-level loop and scatter.
@@ -589,9 +659,9 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
       negative area are not pooled and give zeros.
     - an int array of one level index in ``[0, len(features))`` per box: any other rule (Detectron2's, TensorRT's).
 
-    ``output_size``, ``sampling_ratio``, ``aligned``, ``layout``, ``target``, ``num_threads``, ``out``: as in
-    :func:`roi_align`. The result is ``[K, C, PH, PW]`` (NHWC numpy: ``[K, PH, PW, C]``), in the boxes' order, of the
-    features' kind and dtype.
+    ``output_size``, ``sampling_ratio``, ``aligned``, ``layout``, ``target``, ``num_threads``, ``out``, ``channels``:
+    as in :func:`roi_align`. The result is ``[K, C, PH, PW]`` (NHWC numpy: ``[K, PH, PW, C]``; blocked layouts:
+    ``[K, ceil(C/b), PH, PW, b]``), in the boxes' order, of the features' kind and dtype.
 
     Raises TypeError and ValueError for malformed arguments, ValueError with the library's message for bad
     attributes or data (e.g. a level outside the pyramid), NotImplementedError when the target cannot serve them.
@@ -602,16 +672,20 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
         raise TypeError("features must be a non-empty list of feature maps, one per level; got %s"
                         % type(features).__name__)
     layout = _choose(layout, _LAYOUTS, "layout")
+    channels = _channels_arg(channels)
     ops = None
-    if levels is None or isinstance(levels, str):  # the operator takes a rule, not per-box levels
+    # The operator takes a rule, not per-box levels, and NCHW or NHWC maps, not blocked ones.
+    if (levels is None or isinstance(levels, str)) and layout not in _BLOCKS:
         ops = _torch_ops_for(features[0], boxes, target, num_threads, out)
         if ops is not None and not all(_is_tensor(f) for f in features):
             ops = None
     if ops is not None:
         maps = [_MapInfo(_op_map(f, "features[%d]" % i)) for i, f in enumerate(features)]
+        for i, f in enumerate(features):
+            _op_channels(channels, f.shape[1], "features[%d]" % i)
     else:
         _forward_only(features, boxes)
-        maps = [_Map(f, layout) for f in features]
+        maps = [_Map(f, layout, channels, "features[%d]" % i) for i, f in enumerate(features)]
     for i, m in enumerate(maps[1:], 1):
         if m.kind != maps[0].kind or m.dtype != maps[0].dtype:
             raise TypeError("features[%d] is a %s %s map; features[0] is %s %s (levels share kind and dtype)"
@@ -651,8 +725,8 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
                         int(sampling_ratio), bool(aligned), level_rule=rule.upper(),
                         canonical_size=float(canonical_scale), canonical_level=int(canonical_level), layout=layout)
     rois, batch_indices = _boxes(boxes)
-    result, out_memory = _result(out, maps[0].kind, rois.shape[0], maps[0].channels, (ph, pw), layout, maps[0].dtype)
-    kernel.run([m.memory for m in maps], rois, batch_indices, level_array, out_memory, int(num_threads))
+    result, out_memory = _result(out, maps[0].kind, rois.shape[0], maps[0].extent, (ph, pw), layout, maps[0].dtype)
+    kernel.run([m.memory for m in maps], rois, batch_indices, level_array, out_memory, int(num_threads), channels)
     return result
 
 

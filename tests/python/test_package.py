@@ -293,7 +293,7 @@ def test_queries():
                                        "roi_align_nchw8c.reference", "roi_align_nchw16c.reference",
                                        "roi_align_nchw.reference"]
     x, rois, _, _ = make_problem(16, c=3)
-    with pytest.raises(ValueError, match="takes NCHW and NHWC"):  # the blocked layouts: C and C++ only, for now
+    with pytest.raises(ValueError, match="5-D"):  # the blocked layouts take [N, ceil(C/b), H, W, b] (test_blocked.py)
         roialign.roi_align(x, rois, 2, layout="NCHW16c")
     assert roialign.query_target("host")["preferred_layout"] in ("NCHW", "NHWC")
     with pytest.raises(ValueError, match="unknown target"):
