@@ -192,3 +192,33 @@ def test_packed_function_validates_and_leaves_output_untouched():
             call_dps(**args)
         np.testing.assert_array_equal(args["out"], before)
 
+
+def to_blocked_array(x, b):
+    n, c, h, w = x.shape
+    return np.ascontiguousarray(x.reshape(n, c // b, b, h, w).transpose(0, 1, 3, 4, 2))
+
+
+def test_packed_function_takes_blocked_maps():
+    """NCHW{b}c: data [N, C/b, H, W, b] and out [K, C/b, PH, PW, b], every lane a channel; the NHWC kernel's bits."""
+    x, rois = problem("NCHW", seed=13, c=32)
+    for b in (4, 8, 16):
+        xb = to_blocked_array(x, b)
+        out = np.full((rois.shape[0], 32 // b, 2, 2, b), 7.0, np.float32)
+        call_dps(xb, rois, out, layout="NCHW%dc" % b)
+        nhwc = roialign.roi_align(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), rois, (2, 2), spatial_scale=0.5,
+                                  sampling_ratio=2, layout="NHWC")
+        np.testing.assert_array_equal(out, to_blocked_array(nhwc.transpose(0, 3, 1, 2), b))
+    xb = to_blocked_array(x, 16)
+    good_out = np.zeros((rois.shape[0], 2, 2, 2, 16), np.float32)
+    bad = [
+        (dict(x=x), "must be 5-D"),
+        (dict(x=to_blocked_array(x, 8)), "16 channels in its last dimension"),
+        (dict(out=np.zeros((rois.shape[0], 32, 2, 2), np.float32)), r"gives \[9, 2, 2, 2, 16\]"),
+    ]
+    for change, message in bad:
+        args = dict(x=xb, rois=rois, out=good_out.copy())
+        args.update(change)
+        before = args["out"].copy()
+        with pytest.raises(ValueError, match=message):
+            call_dps(layout="NCHW16c", **args)
+        np.testing.assert_array_equal(args["out"], before)
