@@ -17,6 +17,8 @@ Channel-blocked maps: where an NCHW call's map is ``R.layout_transform`` of an N
 roialign's blocked kernel on that tensor instead, and the transform of the map goes. Its blocked result
 ``[K, C/b, PH, PW, b]`` is transformed back to NCHW, unless every consumer transforms the result to the same NCHW[b]c
 layout (a following NCHW[b]c conv2d): then those consumers take the blocked result and neither transform is left.
+By default only NCHW16c folds: roialign's NCHW4c and NCHW8c kernels are slower than its NCHW kernel by more than the
+transform costs (docs/tvm.md has the figures); ``fold_blocks`` chooses.
 
 This module imports tvm; ``import roialign`` does not. It uses nothing else of the package (the library itself
 answers whether it serves an attribute set), so it also works loaded on its own from its file.
@@ -179,7 +181,7 @@ class _BlockedPlan:
     NCHW -> NCHW[b]c transform of a folded result) -> the roi_align var whose blocked result it takes; drop: the vars
     whose bindings go (transforms that no longer have a consumer, folded results that only fed such consumers)."""
 
-    def __init__(self, func, check, roi_align_op, transform_op):
+    def __init__(self, func, check, roi_align_op, transform_op, blocks):
         self.folds, self.rebind, self.drop = {}, {}, set()
         var2val = relax.analysis.get_var2val(func)
         counter = _UseCounter()
@@ -201,7 +203,7 @@ class _BlockedPlan:
             b = _block_of_unblocking(unblock.attrs.index_map)
             blocked = unblock.args[0]
             shape = _static_shape(blocked)
-            if b is None or shape is None or len(shape) != 5 or shape[4] != b or _static_shape(var) is None:
+            if b not in blocks or shape is None or len(shape) != 5 or shape[4] != b or _static_shape(var) is None:
                 continue
             args, reason = _refusal(value, check, data=blocked, layout="NCHW%dc" % b)
             if args is None:  # the blocked kernels refuse these attributes: the NCHW dispatch stays
@@ -220,9 +222,10 @@ class _BlockedPlan:
 
 @relax.expr_functor.mutator
 class _Dispatcher(relax.PyExprMutator):
-    def __init__(self, mod, check):
+    def __init__(self, mod, check, blocks):
         super().__init__(mod)
         self.check = check
+        self.blocks = blocks
         self.op = tvm.ir.Op.get(_ROI_ALIGN)
         self.transform_op = tvm.ir.Op.get("relax.layout_transform")
         self.rewritten = 0
@@ -230,7 +233,7 @@ class _Dispatcher(relax.PyExprMutator):
         self.blocked = {}  # a folded roi_align var -> the var of its blocked result
 
     def rewrite(self, func):
-        self.plan = _BlockedPlan(func, self.check, self.op, self.transform_op)
+        self.plan = _BlockedPlan(func, self.check, self.op, self.transform_op, self.blocks)
         self.blocked = {}
         return self.visit_expr(func)
 
@@ -268,14 +271,20 @@ class _Dispatcher(relax.PyExprMutator):
         return relax.call_dps_packed(relax.ExternFunc(FUNCTION), relax.Tuple(args), call.ty)
 
 
-def dispatch_roi_align(mod, library=None):
+def dispatch_roi_align(mod, library=None, fold_blocks=(16,)):
     """Returns ``mod`` with every ``relax.vision.roi_align`` call that roialign serves rewritten into
-    ``R.call_dps_packed("roialign.roi_align_dps", ...)`` (NCHW and NHWC, no layout transform; an NCHW call on the
-    NCHW transform of an NCHW[b]c tensor runs on that tensor, see the module's doc). Calls it does not serve stay
-    as they are, each with a DispatchWarning. ``library``: see :func:`load_library`."""
+    ``R.call_dps_packed("roialign.roi_align_dps", ...)`` (NCHW and NHWC, no layout transform). Calls it does not
+    serve stay as they are, each with a DispatchWarning. ``library``: see :func:`load_library`.
+
+    ``fold_blocks``: the channel blocks b (of 4, 8, 16) for which an NCHW call on the layout_transform of an
+    NCHW[b]c tensor runs roialign's blocked kernel on that tensor instead (see the module's doc); () folds none."""
+    blocks = tuple(int(b) for b in fold_blocks)
+    if any(b not in _BLOCKS for b in blocks):
+        raise ValueError("roialign.tvm: fold_blocks %r: the blocked layouts have blocks of 4, 8 and 16"
+                         % (fold_blocks,))
     load_library(library)
     check = tvm.get_global_func(_CHECK)
-    dispatcher = _Dispatcher(mod, check)
+    dispatcher = _Dispatcher(mod, check, blocks)
     for gvar, func in mod.functions_items():
         if isinstance(func, relax.Function):
             dispatcher.builder_.update_func(gvar, dispatcher.rewrite(func))

@@ -78,10 +78,10 @@ def run(mod, *arrays):
     return vm["main"](*[tvm.runtime.tensor(a) for a in arrays]).numpy()
 
 
-def dispatch_quietly(mod):
+def dispatch_quietly(mod, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("error", rtvm.DispatchWarning)
-        return rtvm.dispatch_roi_align(mod)
+        return rtvm.dispatch_roi_align(mod, **kwargs)
 
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
@@ -245,7 +245,7 @@ def test_blocked_conv_before_roi_align(block, mode, head):
     shapes = [a.shape for a in arrays]
     nchw = conv_roi_align_module(shapes[0], shapes[1], shapes[2], head_shape=head and shapes[3], mode=mode)
     mod = conv_roi_align_module(shapes[0], shapes[1], shapes[2], block, head and shapes[3], mode)
-    out = dispatch_quietly(mod)
+    out = dispatch_quietly(mod, fold_blocks=(block,))
     text = out.script()
     assert PACKED in text and 'R.str("NCHW%dc")' % block in text and "R.vision.roi_align" not in text
     values = bindings(out)
@@ -291,7 +291,7 @@ def test_blocked_map_gives_nhwc_bits(block, mode, ratio):
     x, rois = problem("NCHW", seed=block + ratio, c=32)
     xb = to_blocked_array(x, block)
     mod = blocked_map_module(block, xb.shape, rois.shape, mode, ratio)
-    out = dispatch_quietly(mod)
+    out = dispatch_quietly(mod, fold_blocks=(4, 8, 16))
     text = out.script()
     assert 'R.str("NCHW%dc")' % block in text
     assert [op_name(v) for v in bindings(out).values()] == ["relax.call_dps_packed", "relax.layout_transform", None]
@@ -320,7 +320,7 @@ def test_blocked_fold_keeps_what_other_consumers_need():
             out = bb.emit_output(relax.Tuple([total, y, yb]))
         bb.emit_func_output(out)
     mod = bb.get()
-    out = dispatch_quietly(mod)
+    out = dispatch_quietly(mod, fold_blocks=(8,))
     values = bindings(out)
     (packed,) = [v for v in values.values() if op_name(v) == "relax.call_dps_packed"]
     assert packed.args[1].fields[0].same_as(mod["main"].params[0])
@@ -344,11 +344,24 @@ def test_other_transforms_stay_nchw():
         y = bb.emit(relax.op.layout_transform(xv, index_map=lambda n, c1, h, w, c0: (n, c0 * 4 + c1, h, w)))
         bb.emit_func_output(bb.emit(relax.op.vision.roi_align(y, rv, (7, 6), 0.25, 2, False, "NCHW", "avg")))
     mod = bb.get()
-    out = dispatch_quietly(mod)
+    out = dispatch_quietly(mod, fold_blocks=(4, 8, 16))
     text = out.script()
     assert 'R.str("NCHW")' in text and "layout_transform" in text and 'c")' not in text
     xb = np.ascontiguousarray(x.reshape(2, 4, 4, 20, 24).transpose(0, 2, 3, 4, 1))  # [n, c1, h, w, c0], c = c0*4+c1
     assert_close(run(out, xb, rois), run(mod, xb, rois))
+
+
+def test_default_folds_nchw16c_only():
+    """By default NCHW16c folds and NCHW4c/8c keep their transform and the NCHW kernel (the slower blocked kernels,
+    docs/tvm.md); fold_blocks=() folds none, and a block that is no layout's is refused."""
+    for b in (4, 8, 16):
+        mod = blocked_map_module(b, (2, 32 // b, 20, 24, b), (9, 5))
+        text = dispatch_quietly(mod).script()
+        assert ('R.str("NCHW16c")' in text) == (b == 16) and ('R.str("NCHW")' in text) == (b != 16)
+        text = dispatch_quietly(mod, fold_blocks=()).script()
+        assert 'R.str("NCHW")' in text and "c1 * %d + c0" % b in text
+    with pytest.raises(ValueError, match="blocks of 4, 8 and 16"):
+        rtvm.dispatch_roi_align(mod, fold_blocks=(32,))
 
 
 def test_blocked_float16_map():
