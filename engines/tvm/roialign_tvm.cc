@@ -5,6 +5,8 @@
 //   roialign.roi_align_dps(data, rois, pooled_h, pooled_w, spatial_scale, sampling_ratio,
 //                          coordinate_mode, pool_mode, layout, out)
 //       runs a roialign kernel on DLPack tensors, destination-passing style: `out` is written, nothing returned.
+//       layout "NCHW" or "NHWC" (4-D data and out), or "NCHW4c", "NCHW8c", "NCHW16c" (data [N, C/b, H, W, b], out
+//       [K, C/b, PH, PW, b], every lane a channel).
 //   roialign.roi_align_check(pooled_h, pooled_w, spatial_scale, sampling_ratio, coordinate_mode, pool_mode,
 //                            layout, dtype) -> str
 //       "" when the kernels serve that attribute set, else why not (selection's message); the Relax pass asks it
@@ -216,14 +218,32 @@ void CheckCpuContiguous(const ffi::TensorView& t, const char* what) {
 
 void* DataOf(const ffi::TensorView& t) { return static_cast<char*>(t.data_ptr()) + t.byte_offset(); }
 
+// The channel block of a blocked layout (4, 8, 16), 0 for NCHW and NHWC.
+int64_t BlockOf(roialign_layout layout) {
+  switch (layout) {
+    case ROIALIGN_LAYOUT_NCHW4C: return 4;
+    case ROIALIGN_LAYOUT_NCHW8C: return 8;
+    case ROIALIGN_LAYOUT_NCHW16C: return 16;
+    default: return 0;
+  }
+}
+
 void RoiAlignDps(ffi::TensorView data, ffi::TensorView rois, int64_t pooled_h, int64_t pooled_w,
                  double spatial_scale, int64_t sampling_ratio, ffi::String coordinate_mode, ffi::String pool_mode,
                  ffi::String layout, ffi::TensorView out) {
-  if (data.ndim() != 4) {
-    TVM_FFI_THROW(ValueError) << "roialign: data must be 4-D (" << std::string(layout) << "); got shape "
-                              << data.shape();
+  // The layout first: it says how many dimensions the tensors have.
+  const roialign_params p = ParamsOf(pooled_h, pooled_w, spatial_scale, sampling_ratio, coordinate_mode, pool_mode,
+                                     layout, DTypeOf(data.dtype(), "data"));
+  const int64_t block = BlockOf(p.layout);
+  const int ndim = block ? 5 : 4;
+  if (data.ndim() != ndim) {
+    TVM_FFI_THROW(ValueError) << "roialign: data must be " << ndim << "-D (" << std::string(layout)
+                              << (block ? ": [N, C/b, H, W, b]" : "") << "); got shape " << data.shape();
   }
-  const roialign_dtype dtype = DTypeOf(data.dtype(), "data");
+  if (block && data.size(4) != block) {
+    TVM_FFI_THROW(ValueError) << "roialign: " << std::string(layout) << " data must have " << block
+                              << " channels in its last dimension; got shape " << data.shape();
+  }
   if (out.dtype() != data.dtype()) {
     TVM_FFI_THROW(TypeError) << "roialign: out has dtype " << DTypeText(out.dtype()) << ", data has "
                              << DTypeText(data.dtype()) << "; they must match";
@@ -239,25 +259,30 @@ void RoiAlignDps(ffi::TensorView data, ffi::TensorView rois, int64_t pooled_h, i
   CheckCpuContiguous(rois, "rois");
   CheckCpuContiguous(out, "out");
 
-  const roialign_params p = ParamsOf(pooled_h, pooled_w, spatial_scale, sampling_ratio, coordinate_mode, pool_mode,
-                                     layout, dtype);
-  if (p.layout != ROIALIGN_LAYOUT_NCHW && p.layout != ROIALIGN_LAYOUT_NHWC) {
-    TVM_FFI_THROW(ValueError) << "roialign: the TVM functions take NCHW and NHWC maps (the blocked layouts are in "
-                                 "the C and C++ API)";
-  }
+  // Blocked maps are [N, C/b, H, W, b] and give [K, C/b, PH, PW, b]. Every lane is a channel: the channel count is
+  // C/b * b, as in the NCHW tensor that TVM's layout_transform from this layout makes (docs/tvm.md).
   const bool nhwc = p.layout == ROIALIGN_LAYOUT_NHWC;
   const int64_t n = data.size(0);
-  const int64_t c = nhwc ? data.size(3) : data.size(1);
+  const int64_t c = block ? data.size(1) * block : nhwc ? data.size(3) : data.size(1);
   const int64_t h = nhwc ? data.size(1) : data.size(2);
   const int64_t w = nhwc ? data.size(2) : data.size(3);
   const int64_t k = rois.size(0);
-  const int64_t expected[4] = {k, nhwc ? pooled_h : c, nhwc ? pooled_w : pooled_h, nhwc ? c : pooled_w};
-  bool shape_ok = out.ndim() == 4;
-  for (int i = 0; shape_ok && i < 4; ++i) shape_ok = out.size(i) == expected[i];
+  // The result: NCHW [K, C, PH, PW], NHWC [K, PH, PW, C], blocked [K, C/b, PH, PW, b].
+  int64_t expected[5] = {k, c, pooled_h, pooled_w, block};
+  if (nhwc) {
+    expected[1] = pooled_h;
+    expected[2] = pooled_w;
+    expected[3] = c;
+  } else if (block) {
+    expected[1] = data.size(1);
+  }
+  bool shape_ok = out.ndim() == ndim;
+  for (int i = 0; shape_ok && i < ndim; ++i) shape_ok = out.size(i) == expected[i];
   if (!shape_ok) {
+    std::string gives;
+    for (int i = 0; i < ndim; ++i) gives += (i ? ", " : "") + std::to_string(expected[i]);
     TVM_FFI_THROW(ValueError) << "roialign: out has shape " << out.shape() << "; " << std::string(layout)
-                              << " roi_align of these inputs gives [" << expected[0] << ", " << expected[1] << ", "
-                              << expected[2] << ", " << expected[3] << "]";
+                              << " roi_align of these inputs gives [" << gives << "]";
   }
 
   const Selection& sel = Select(p);

@@ -12,6 +12,14 @@ Each ``relax.vision.roi_align`` call whose attributes roialign serves becomes
 pool. An NHWC call stays NHWC: no layout transform is inserted. A call roialign refuses is left to TVM's own lowering,
 with a :class:`DispatchWarning` that says why. How TVM's attributes map to roialign's: docs/tvm.md.
 
+Channel-blocked maps: where an NCHW call's map is ``R.layout_transform`` of an NCHW[b]c tensor ``[N, C/b, H, W, b]``
+(b = 4, 8, 16; what ``relax.transform.ConvertLayout`` with an NCHW[b]c conv2d leaves before roi_align), the call runs
+roialign's blocked kernel on that tensor instead, and the transform of the map goes. Its blocked result
+``[K, C/b, PH, PW, b]`` is transformed back to NCHW, unless every consumer transforms the result to the same NCHW[b]c
+layout (a following NCHW[b]c conv2d): then those consumers take the blocked result and neither transform is left.
+By default only NCHW16c folds: roialign's NCHW4c and NCHW8c kernels are slower than its NCHW kernel by more than the
+transform costs (docs/tvm.md has the figures); ``fold_blocks`` chooses.
+
 This module imports tvm; ``import roialign`` does not. It uses nothing else of the package (the library itself
 answers whether it serves an attribute set), so it also works loaded on its own from its file.
 """
@@ -65,10 +73,64 @@ def _static_int_tuple(values):
     return tuple(int(v) for v in values)
 
 
-def _refusal(call, check):
-    """(args for roi_align_dps, None), or (None, reason) when the call stays with TVM."""
+_BLOCKS = (4, 8, 16)
+
+
+def _analyzer():
+    from tvm.sym.analyzer import Analyzer  # TVM 0.27's home of arith.Analyzer
+    return Analyzer()
+
+
+def _is_layout_transform(expr, op):
+    return isinstance(expr, relax.Call) and expr.op.same_as(op) and expr.attrs.pad_value is None
+
+
+def _static_shape(expr):
+    """The tensor's shape as ints, or None when it is not static."""
+    ty = expr.ty
+    if not isinstance(ty, relax.TensorType) or not isinstance(ty.shape, relax.ShapeExpr):
+        return None
+    values = list(ty.shape.values)
+    if not all(isinstance(v, tvm.tirx.IntImm) for v in values):  # a symbolic dimension
+        return None
+    return tuple(int(v) for v in values)
+
+
+def _block_of_unblocking(index_map):
+    """b when ``index_map`` is NCHW[b]c -> NCHW, ``(n, c1, h, w, c0) -> (n, c1 * b + c0, h, w)``, else None."""
+    ins, outs = index_map.initial_indices, index_map.final_indices
+    if len(ins) != 5 or len(outs) != 4:
+        return None
+    analyzer = _analyzer()
+    for b in _BLOCKS:
+        expected = (ins[0], ins[1] * b + ins[4], ins[2], ins[3])
+        if all(analyzer.can_prove_equal(o, e) for o, e in zip(outs, expected)):
+            return b
+    return None
+
+
+def _is_blocking(index_map, b):
+    """Whether ``index_map`` is NCHW -> NCHW[b]c, ``(n, c, h, w) -> (n, c // b, h, w, c % b)``."""
+    ins, outs = index_map.initial_indices, index_map.final_indices
+    if len(ins) != 4 or len(outs) != 5:
+        return False
+    n, c, h, w = ins
+    expected = (n, tvm.tirx.floordiv(c, b), h, w, tvm.tirx.floormod(c, b))
+    analyzer = _analyzer()
+    return all(analyzer.can_prove_equal(o, e) for o, e in zip(outs, expected))
+
+
+def _unblocking_map(b):
+    return lambda k, c1, ph, pw, c0: (k, c1 * b + c0, ph, pw)
+
+
+def _refusal(call, check, data=None, layout=None):
+    """(args for roi_align_dps, None), or (None, reason) when the call stays with TVM. ``data`` and ``layout``
+    replace the call's map and layout (a blocked map in place of its NCHW transform)."""
     attrs = call.attrs
-    data, rois = call.args
+    if data is None:
+        data = call.args[0]
+    rois = call.args[1]
     data_si, rois_si = data.ty, rois.ty
     if not isinstance(data_si, relax.TensorType) or not isinstance(rois_si, relax.TensorType):
         return None, "data and rois must be tensors with known dtype"
@@ -77,9 +139,11 @@ def _refusal(call, check):
         return None, "roialign takes float32 RoIs; these are %s" % rois_dtype
     if data_dtype not in ("float32", "float16", "bfloat16"):
         return None, "roialign serves float32, float16 and bfloat16 maps; this one is %s" % data_dtype
-    layout, mode = str(attrs.layout), str(attrs.mode)
-    if layout not in ("NCHW", "NHWC"):
-        return None, "layout %s (roialign serves NCHW and NHWC)" % layout
+    mode = str(attrs.mode)
+    if layout is None:
+        layout = str(attrs.layout)
+        if layout not in ("NCHW", "NHWC"):
+            return None, "layout %s (roialign serves NCHW and NHWC)" % layout
     if mode not in ("avg", "max"):
         return None, "mode %r (TVM's avg and max map to roialign's avg and max)" % mode
     coordinate_mode = coordinate_mode_of(bool(attrs.aligned))
@@ -95,13 +159,104 @@ def _refusal(call, check):
     return args, None
 
 
+@relax.expr_functor.visitor
+class _UseCounter(relax.PyExprVisitor):
+    """How many times each variable is used (not counting its definition)."""
+
+    def __init__(self):
+        super().__init__()
+        self.uses = {}
+
+    def visit_var_(self, var):
+        self.uses[var] = self.uses.get(var, 0) + 1
+
+    def visit_dataflow_var_(self, var):
+        self.uses[var] = self.uses.get(var, 0) + 1
+
+
+class _BlockedPlan:
+    """The blocked folds of one function, decided before it is rewritten.
+
+    folds: roi_align's var -> (the NCHW[b]c map, b, the args for roi_align_dps); rebind: a consumer's var (an
+    NCHW -> NCHW[b]c transform of a folded result) -> the roi_align var whose blocked result it takes; drop: the vars
+    whose bindings go (transforms that no longer have a consumer, folded results that only fed such consumers)."""
+
+    def __init__(self, func, check, roi_align_op, transform_op, blocks):
+        self.folds, self.rebind, self.drop = {}, {}, set()
+        var2val = relax.analysis.get_var2val(func)
+        counter = _UseCounter()
+        counter.visit_expr(func)
+        uses = counter.uses
+        consumers = {}  # var -> the vars bound to a layout_transform of it
+        for var, value in var2val.items():
+            if _is_layout_transform(value, transform_op) and isinstance(value.args[0], relax.Var):
+                consumers.setdefault(value.args[0], []).append(var)
+        folded_uses = {}  # the map transform's var -> how many folded calls read it
+        for var, value in var2val.items():
+            if not (isinstance(value, relax.Call) and value.op.same_as(roi_align_op)):
+                continue
+            if str(value.attrs.layout) != "NCHW" or not isinstance(value.args[0], relax.Var):
+                continue
+            unblock = var2val.get(value.args[0])
+            if not _is_layout_transform(unblock, transform_op):
+                continue
+            b = _block_of_unblocking(unblock.attrs.index_map)
+            blocked = unblock.args[0]
+            shape = _static_shape(blocked)
+            if b not in blocks or shape is None or len(shape) != 5 or shape[4] != b or _static_shape(var) is None:
+                continue
+            args, reason = _refusal(value, check, data=blocked, layout="NCHW%dc" % b)
+            if args is None:  # the blocked kernels refuse these attributes: the NCHW dispatch stays
+                continue
+            self.folds[var] = (blocked, b, args)
+            folded_uses[value.args[0]] = folded_uses.get(value.args[0], 0) + 1
+            blocking = [u for u in consumers.get(var, []) if _is_blocking(var2val[u].attrs.index_map, b)]
+            for u in blocking:
+                self.rebind[u] = var
+            if blocking and len(blocking) == uses.get(var, 0):
+                self.drop.add(var)
+        for var, count in folded_uses.items():
+            if count == uses.get(var, 0):
+                self.drop.add(var)
+
+
 @relax.expr_functor.mutator
 class _Dispatcher(relax.PyExprMutator):
-    def __init__(self, mod, check):
+    def __init__(self, mod, check, blocks):
         super().__init__(mod)
         self.check = check
+        self.blocks = blocks
         self.op = tvm.ir.Op.get(_ROI_ALIGN)
+        self.transform_op = tvm.ir.Op.get("relax.layout_transform")
         self.rewritten = 0
+        self.plan = None
+        self.blocked = {}  # a folded roi_align var -> the var of its blocked result
+
+    def rewrite(self, func):
+        self.plan = _BlockedPlan(func, self.check, self.op, self.transform_op, self.blocks)
+        self.blocked = {}
+        return self.visit_expr(func)
+
+    def visit_var_binding_(self, binding):
+        var, plan = binding.var, self.plan
+        if var in plan.folds:
+            blocked, b, args = plan.folds[var]
+            args = [self.visit_expr(a) for a in args]
+            k, c, ph, pw = _static_shape(var)
+            out_ty = relax.TensorType((k, c // b, ph, pw, b), str(var.ty.dtype))
+            call = relax.call_dps_packed(relax.ExternFunc(FUNCTION), relax.Tuple(args), out_ty)
+            self.blocked[var] = self.builder_.emit(call, name_hint=var.name + "_blocked")
+            self.rewritten += 1
+            if var not in plan.drop:
+                value = relax.op.layout_transform(self.blocked[var], index_map=_unblocking_map(b))
+                self.builder_.emit_normalized(relax.VarBinding(var, self.builder_.normalize(value)))
+            return
+        if var in plan.rebind:
+            self.builder_.emit_normalized(relax.VarBinding(var, self.blocked[plan.rebind[var]]))
+            return
+        if var in plan.drop:
+            return
+        super().visit_var_binding_(binding)
 
     def visit_call_(self, call):
         call = super().visit_call_(call)
@@ -116,14 +271,21 @@ class _Dispatcher(relax.PyExprMutator):
         return relax.call_dps_packed(relax.ExternFunc(FUNCTION), relax.Tuple(args), call.ty)
 
 
-def dispatch_roi_align(mod, library=None):
+def dispatch_roi_align(mod, library=None, fold_blocks=(16,)):
     """Returns ``mod`` with every ``relax.vision.roi_align`` call that roialign serves rewritten into
     ``R.call_dps_packed("roialign.roi_align_dps", ...)`` (NCHW and NHWC, no layout transform). Calls it does not
-    serve stay as they are, each with a DispatchWarning. ``library``: see :func:`load_library`."""
+    serve stay as they are, each with a DispatchWarning. ``library``: see :func:`load_library`.
+
+    ``fold_blocks``: the channel blocks b (of 4, 8, 16) for which an NCHW call on the layout_transform of an
+    NCHW[b]c tensor runs roialign's blocked kernel on that tensor instead (see the module's doc); () folds none."""
+    blocks = tuple(int(b) for b in fold_blocks)
+    if any(b not in _BLOCKS for b in blocks):
+        raise ValueError("roialign.tvm: fold_blocks %r: the blocked layouts have blocks of 4, 8 and 16"
+                         % (fold_blocks,))
     load_library(library)
     check = tvm.get_global_func(_CHECK)
-    dispatcher = _Dispatcher(mod, check)
+    dispatcher = _Dispatcher(mod, check, blocks)
     for gvar, func in mod.functions_items():
         if isinstance(func, relax.Function):
-            dispatcher.builder_.update_func(gvar, dispatcher.visit_expr(func))
+            dispatcher.builder_.update_func(gvar, dispatcher.rewrite(func))
     return dispatcher.builder_.get()

@@ -6,6 +6,9 @@ Needs apache-tvm (0.27) importable, e.g. from .peers via ROIALIGN_PEERS_PATH, an
 ROIALIGN_TVM_LIBRARY. Skips when tvm is absent, except under ROIALIGN_REQUIRE_TVM=1 (.ci/test.sh sets it).
 """
 import os
+import signal
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -75,10 +78,10 @@ def run(mod, *arrays):
     return vm["main"](*[tvm.runtime.tensor(a) for a in arrays]).numpy()
 
 
-def dispatch_quietly(mod):
+def dispatch_quietly(mod, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("error", rtvm.DispatchWarning)
-        return rtvm.dispatch_roi_align(mod)
+        return rtvm.dispatch_roi_align(mod, **kwargs)
 
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
@@ -162,6 +165,263 @@ def test_check_function():
         check(7, 7, 0.25, 2, "legacy", "avg", "NCWH", "float32")
 
 
+# ---- Channel-blocked maps (NCHW4c/8c/16c), as relax.transform.ConvertLayout leaves them ----
+
+
+def to_blocked(b):
+    return lambda n, c, h, w: (n, c // b, h, w, c % b)
+
+
+def from_blocked(b):
+    return lambda n, c1, h, w, c0: (n, c1 * b + c0, h, w)
+
+
+def conv_roi_align_module(x_shape, w_shape, rois_shape, block=None, head_shape=None, mode="avg", ratio=2):
+    """conv2d (NCHW) -> roi_align (NCHW) [-> conv2d, a mask head]. With `block`, the module that
+    relax.transform.ConvertLayout({"relax.nn.conv2d": ["NCHW{b}c", "OIHW{b}o", "NCHW{b}c"]}) makes of it: each conv2d
+    in NCHW{b}c between layout transforms, roi_align on the NCHW transform of the blocked map, and the head's conv2d
+    on the blocked transform of roi_align's result (test_convert_layout_gives_the_blocked_module checks that)."""
+    b = block
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType(x_shape, "float32"))
+    w = relax.Var("w", relax.TensorType(w_shape, "float32"))
+    r = relax.Var("rois", relax.TensorType(rois_shape, "float32"))
+    params = [x, w, r]
+    if head_shape:
+        w2 = relax.Var("w2", relax.TensorType(head_shape, "float32"))
+        params.append(w2)
+
+    def conv(data, weight, last=False):
+        emit = bb.emit_output if last else bb.emit
+        if not b:
+            return emit(relax.op.nn.conv2d(data, weight, padding=1))
+        data = bb.emit(relax.op.layout_transform(data, index_map=to_blocked(b)))
+        weight = bb.emit(relax.op.layout_transform(weight, index_map=lambda o, i, h, w: (o // b, i, h, w, o % b)))
+        layout = "NCHW%dc" % b
+        y = bb.emit(relax.op.nn.conv2d(data, weight, padding=1, data_layout=layout, kernel_layout="OIHW%do" % b,
+                                       out_layout=layout))
+        return emit(relax.op.layout_transform(y, index_map=from_blocked(b)))
+
+    with bb.function("main", params):
+        with bb.dataflow():
+            y = conv(x, w)
+            y = bb.emit(relax.op.vision.roi_align(y, r, (7, 6), 0.25, ratio, False, "NCHW", mode))
+            out = conv(y, w2, last=True) if head_shape else bb.emit_output(y)
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def run_blocked(mod, *arrays):
+    """`run`, with TVM's TE compute for NCHW[b]c conv2d: the llvm target's LegalizeOps leaves a blocked conv2d as it
+    is (test_llvm_legalize_leaves_blocked_conv2d), TVM's Adreno pipeline legalizes it with this one."""
+    from tvm.relax.transform.legalize_ops.adreno import conv2d_NCHWc_OIHWo
+    return run(relax.transform.LegalizeOps({"relax.nn.conv2d": conv2d_NCHWc_OIHWo})(mod), *arrays)
+
+
+def bindings(mod):
+    return {bnd.var: bnd.value for block in mod["main"].body.blocks for bnd in block.bindings}
+
+
+def op_name(value):
+    return value.op.name if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) else None
+
+
+def conv_problem(seed, c_in=16, c=32, head=0, n=2, h=20, w=24, k=9):
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal((n, c_in, h, w)).astype(np.float32),
+              (rng.standard_normal((c, c_in, 3, 3)) / 8).astype(np.float32), problem("NCHW", seed, n, 1, h, w, k)[1]]
+    if head:
+        arrays.append((rng.standard_normal((head, c, 3, 3)) / 8).astype(np.float32))
+    return arrays
+
+
+@pytest.mark.parametrize("block,mode,head", [(4, "avg", 0), (8, "max", 0), (16, "avg", 0), (16, "max", 16),
+                                             (8, "avg", 16)])
+def test_blocked_conv_before_roi_align(block, mode, head):
+    """The layout_transform to NCHW between an NCHW{b}c conv2d and roi_align goes: roialign's blocked kernel reads
+    the conv2d's output. Its blocked result is transformed back to NCHW, or, before an NCHW{b}c head, taken by the
+    head's conv2d as it is. Agrees with TVM's own lowering of the same module and of the NCHW module."""
+    arrays = conv_problem(block + head, head=head)
+    shapes = [a.shape for a in arrays]
+    nchw = conv_roi_align_module(shapes[0], shapes[1], shapes[2], head_shape=head and shapes[3], mode=mode)
+    mod = conv_roi_align_module(shapes[0], shapes[1], shapes[2], block, head and shapes[3], mode)
+    out = dispatch_quietly(mod, fold_blocks=(block,))
+    text = out.script()
+    assert PACKED in text and 'R.str("NCHW%dc")' % block in text and "R.vision.roi_align" not in text
+    values = bindings(out)
+    (packed,) = [v for v in values.values() if op_name(v) == "relax.call_dps_packed"]
+    assert op_name(values[packed.args[1].fields[0]]) == "relax.nn.conv2d"  # the map is the conv2d's own output
+    transforms = [v for v in values.values() if op_name(v) == "relax.layout_transform"]
+    if head:  # x, w and w2 to blocked, the head's result to NCHW: roi_align has no transform on either side
+        assert len(transforms) == 4 and all(op_name(values.get(t.args[0])) != "relax.call_dps_packed"
+                                            for t in transforms)
+    else:  # x and w to blocked, roi_align's blocked result to NCHW
+        assert len(transforms) == 3 and any(t.args[0].same_as(v) for t in transforms for v, p in values.items()
+                                            if p.same_as(packed))
+    tvm_blocked = run_blocked(mod, *arrays)
+    assert_close(run_blocked(out, *arrays), tvm_blocked)
+    assert_close(tvm_blocked, run(nchw, *arrays))
+
+
+def blocked_map_module(block, shape, rois_shape, mode="avg", ratio=2, dtype="float32"):
+    """A blocked map [N, C/b, H, W, b], its layout_transform to NCHW and roi_align on that."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType(shape, dtype))
+    r = relax.Var("rois", relax.TensorType(rois_shape, "float32"))
+    with bb.function("main", [x, r]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.layout_transform(x, index_map=from_blocked(block)))
+            y = bb.emit(relax.op.vision.roi_align(y, r, (7, 6), 0.25, ratio, False, "NCHW", mode))
+            out = bb.emit_output(y)
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def to_blocked_array(x, b):
+    n, c, h, w = x.shape
+    return np.ascontiguousarray(x.reshape(n, c // b, b, h, w).transpose(0, 1, 3, 4, 2))
+
+
+@pytest.mark.parametrize("block", [4, 8, 16])
+@pytest.mark.parametrize("mode", ["avg", "max"])
+@pytest.mark.parametrize("ratio", [2, 0])
+def test_blocked_map_gives_nhwc_bits(block, mode, ratio):
+    """On a blocked map, the fold runs roialign's blocked kernel, whose results are the NHWC kernel's bits, and
+    agrees with TVM's roi_align on the NCHW transform."""
+    x, rois = problem("NCHW", seed=block + ratio, c=32)
+    xb = to_blocked_array(x, block)
+    mod = blocked_map_module(block, xb.shape, rois.shape, mode, ratio)
+    out = dispatch_quietly(mod, fold_blocks=(4, 8, 16))
+    text = out.script()
+    assert 'R.str("NCHW%dc")' % block in text
+    assert [op_name(v) for v in bindings(out).values()] == ["relax.call_dps_packed", "relax.layout_transform", None]
+    got = run(out, xb, rois)
+    assert_close(got, run(mod, xb, rois))
+    nhwc = roialign.roi_align(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), rois, (7, 6), spatial_scale=0.25,
+                              sampling_ratio=ratio, layout="NHWC", pool=mode)
+    np.testing.assert_array_equal(got, nhwc.transpose(0, 3, 1, 2))
+
+
+def test_blocked_fold_keeps_what_other_consumers_need():
+    """A map transform that something else also reads stays, and so does the NCHW result that is returned beside
+    its blocked transform; roi_align still reads the blocked map."""
+    b = 8
+    x, rois = problem("NCHW", seed=5, c=16)
+    xb = to_blocked_array(x, b)
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorType(xb.shape, "float32"))
+    rv = relax.Var("rois", relax.TensorType(rois.shape, "float32"))
+    with bb.function("main", [xv, rv]):
+        with bb.dataflow():
+            m = bb.emit(relax.op.layout_transform(xv, index_map=from_blocked(b)))
+            y = bb.emit(relax.op.vision.roi_align(m, rv, (7, 6), 0.25, 2, False, "NCHW", "avg"))
+            yb = bb.emit(relax.op.layout_transform(y, index_map=to_blocked(b)))
+            total = bb.emit(relax.op.sum(m))
+            out = bb.emit_output(relax.Tuple([total, y, yb]))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    out = dispatch_quietly(mod, fold_blocks=(8,))
+    values = bindings(out)
+    (packed,) = [v for v in values.values() if op_name(v) == "relax.call_dps_packed"]
+    assert packed.args[1].fields[0].same_as(mod["main"].params[0])
+    assert [op_name(v) for v in values.values()].count("relax.layout_transform") == 2  # the map's; y's to NCHW
+    vm_ours = relax.VirtualMachine(relax.build(out, TARGET), tvm.cpu())["main"](tvm.runtime.tensor(xb),
+                                                                               tvm.runtime.tensor(rois))
+    vm_tvm = relax.VirtualMachine(relax.build(mod, TARGET), tvm.cpu())["main"](tvm.runtime.tensor(xb),
+                                                                              tvm.runtime.tensor(rois))
+    for got, ref in zip(vm_ours, vm_tvm):
+        assert_close(got.numpy(), ref.numpy())
+
+
+def test_other_transforms_stay_nchw():
+    """Only the NCHW{b}c -> NCHW transform folds: a map that is another 5-D transform (channels in the other order)
+    keeps its transform and runs the NCHW kernel."""
+    x, rois = problem("NCHW", seed=9, c=16)
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorType((2, 4, 20, 24, 4), "float32"))
+    rv = relax.Var("rois", relax.TensorType(rois.shape, "float32"))
+    with bb.function("main", [xv, rv]):
+        y = bb.emit(relax.op.layout_transform(xv, index_map=lambda n, c1, h, w, c0: (n, c0 * 4 + c1, h, w)))
+        bb.emit_func_output(bb.emit(relax.op.vision.roi_align(y, rv, (7, 6), 0.25, 2, False, "NCHW", "avg")))
+    mod = bb.get()
+    out = dispatch_quietly(mod, fold_blocks=(4, 8, 16))
+    text = out.script()
+    assert 'R.str("NCHW")' in text and "layout_transform" in text and 'c")' not in text
+    xb = np.ascontiguousarray(x.reshape(2, 4, 4, 20, 24).transpose(0, 2, 3, 4, 1))  # [n, c1, h, w, c0], c = c0*4+c1
+    assert_close(run(out, xb, rois), run(mod, xb, rois))
+
+
+def test_default_folds_nchw16c_only():
+    """By default NCHW16c folds and NCHW4c/8c keep their transform and the NCHW kernel (the slower blocked kernels,
+    docs/tvm.md); fold_blocks=() folds none, and a block that is no layout's is refused."""
+    for b in (4, 8, 16):
+        mod = blocked_map_module(b, (2, 32 // b, 20, 24, b), (9, 5))
+        text = dispatch_quietly(mod).script()
+        assert ('R.str("NCHW16c")' in text) == (b == 16) and ('R.str("NCHW")' in text) == (b != 16)
+        text = dispatch_quietly(mod, fold_blocks=()).script()
+        assert 'R.str("NCHW")' in text and "c1 * %d + c0" % b in text
+    with pytest.raises(ValueError, match="blocks of 4, 8 and 16"):
+        rtvm.dispatch_roi_align(mod, fold_blocks=(32,))
+
+
+def test_blocked_float16_map():
+    """A float16 blocked map folds too: the NHWC kernel's float16 bits, and TVM's result within float16 rounding."""
+    x, rois = problem("NCHW", seed=21, c=32)
+    x = x.astype(np.float16)
+    xb = to_blocked_array(x, 16)
+    mod = blocked_map_module(16, xb.shape, rois.shape, dtype="float16")
+    out = dispatch_quietly(mod)
+    assert 'R.str("NCHW16c")' in out.script()
+    got = run(out, xb, rois)
+    nhwc = roialign.roi_align(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), rois, (7, 6), spatial_scale=0.25,
+                              sampling_ratio=2, layout="NHWC")
+    np.testing.assert_array_equal(got, nhwc.transpose(0, 3, 1, 2))
+    np.testing.assert_allclose(got.astype(np.float32), run(mod, xb, rois).astype(np.float32), atol=2e-2, rtol=1e-2)
+
+
+def test_llvm_legalize_leaves_blocked_conv2d():
+    """TVM 0.27's LegalizeOps (the llvm/CPU pipeline's) cannot lower an NCHW{b}c conv2d ("channel chunk"): it stays
+    R.nn.conv2d, and relax.build fails on it. So the CPU pipeline never makes blocked tensors by itself; a module
+    that has them brings its own legalization (run_blocked). A TVM that lowers it fails here: docs/tvm.md."""
+    mod = conv_roi_align_module((1, 16, 8, 8), (16, 16, 3, 3), (2, 5), block=16)
+    text = relax.transform.LegalizeOps()(mod).script()
+    assert 'R.nn.conv2d(' in text and 'data_layout="NCHW16c"' in text
+
+
+CONVERT_LAYOUT = """
+import os, sys
+sys.path[:0] = sys.argv[1].split(os.pathsep)
+os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")
+import tvm_ffi._optional_torch_c_dlpack as addon
+addon.load_torch_c_dlpack_extension = lambda: None
+import tvm, tvm.script
+from tvm import relax
+mod = tvm.script.from_source(sys.stdin.read())
+b = int(sys.argv[2])
+layouts = {"relax.nn.conv2d": ["NCHW%dc" % b, "OIHW%do" % b, "NCHW%dc" % b]}
+print(relax.transform.ConvertLayout(layouts)(mod).script())
+"""
+
+
+@pytest.mark.parametrize("block,head", [(16, 0), (8, 16)])
+def test_convert_layout_gives_the_blocked_module(block, head):
+    """relax.transform.ConvertLayout to NCHW{b}c conv2d gives conv_roi_align_module(block=b): the module the fold is
+    tested on. Run in a subprocess: with apache-tvm-ffi 0.1.15 under apache-tvm 0.27.0.post1, ConvertLayout to a
+    blocked layout kills the process with SIGSEGV (in tvm_ffi's ToJSONGraph, which tvm.ir.save_json of any PrimExpr
+    also crashes in); with 0.1.14.post0 it works. docs/tvm.md."""
+    shapes = [(2, 16, 20, 24), (32, 16, 3, 3), (9, 5), head and (head, 32, 3, 3)]
+    nchw = conv_roi_align_module(*shapes[:3], head_shape=shapes[3])
+    proc = subprocess.run([sys.executable, "-I", "-c", CONVERT_LAYOUT, os.pathsep.join(sys.path), str(block)],
+                          input=nchw.script(), capture_output=True, text=True, timeout=300)
+    if proc.returncode == -signal.SIGSEGV:
+        pytest.xfail("ConvertLayout to NCHW%dc crashed (SIGSEGV) with apache-tvm-ffi %s"
+                     % (block, tvm_ffi.__version__))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    expected = conv_roi_align_module(*shapes[:3], block, shapes[3])
+    # Both through TVMScript's printer and parser, so that only the IR is compared.
+    tvm.ir.assert_structural_equal(tvm.script.from_source(proc.stdout), tvm.script.from_source(expected.script()))
+
+
 def call_dps(x, rois, out, layout="NCHW", pooled=(2, 2)):
     f = tvm.get_global_func(rtvm.FUNCTION)
     f(tvm_ffi.from_dlpack(x), tvm_ffi.from_dlpack(rois), pooled[0], pooled[1], 0.5, 2, "legacy", "avg", layout,
@@ -192,3 +452,29 @@ def test_packed_function_validates_and_leaves_output_untouched():
             call_dps(**args)
         np.testing.assert_array_equal(args["out"], before)
 
+
+
+def test_packed_function_takes_blocked_maps():
+    """NCHW{b}c: data [N, C/b, H, W, b] and out [K, C/b, PH, PW, b], every lane a channel; the NHWC kernel's bits."""
+    x, rois = problem("NCHW", seed=13, c=32)
+    for b in (4, 8, 16):
+        xb = to_blocked_array(x, b)
+        out = np.full((rois.shape[0], 32 // b, 2, 2, b), 7.0, np.float32)
+        call_dps(xb, rois, out, layout="NCHW%dc" % b)
+        nhwc = roialign.roi_align(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), rois, (2, 2), spatial_scale=0.5,
+                                  sampling_ratio=2, layout="NHWC")
+        np.testing.assert_array_equal(out, to_blocked_array(nhwc.transpose(0, 3, 1, 2), b))
+    xb = to_blocked_array(x, 16)
+    good_out = np.zeros((rois.shape[0], 2, 2, 2, 16), np.float32)
+    bad = [
+        (dict(x=x), "must be 5-D"),
+        (dict(x=to_blocked_array(x, 8)), "16 channels in its last dimension"),
+        (dict(out=np.zeros((rois.shape[0], 32, 2, 2), np.float32)), r"gives \[9, 2, 2, 2, 16\]"),
+    ]
+    for change, message in bad:
+        args = dict(x=xb, rois=rois, out=good_out.copy())
+        args.update(change)
+        before = args["out"].copy()
+        with pytest.raises(ValueError, match=message):
+            call_dps(layout="NCHW16c", **args)
+        np.testing.assert_array_equal(args["out"], before)
