@@ -35,8 +35,10 @@ if [ "${ROIALIGN_SETUP_PEERS:-1}" = "1" ]; then
   # Apache TVM 0.27 (about 120 MB of wheels, 420 MB installed, ~20 s): a peer of the report, and the engine that
   # libroialign_tvm.so (-DROIALIGN_BUILD_TVM_EXTENSION=ON, built against apache-tvm-ffi's CMake package) plugs into.
   # Its wheel asks for numpy without a bound; "numpy<2" keeps the 1.26 installed above. .ci/test.sh requires it.
+  # apache-tvm-ffi 0.1.15 crashes Relax's ConvertLayout to NCHW[b]c layouts (docs/tvm.md); 0.1.14.post0 is the
+  # lowest TVM 0.27 accepts and does not.
   .ci/python -m pip install -q --disable-pip-version-check --target .peers \
-    "apache-tvm==0.27.*" apache-tvm-ffi "numpy<2" >/dev/null 2>&1 \
+    "apache-tvm==0.27.*" "apache-tvm-ffi==0.1.14.post0" "numpy<2" >/dev/null 2>&1 \
     && echo "setup-debian: apache-tvm installed in .peers/" \
     || echo "setup-debian: could not install apache-tvm (the TVM tests will fail, the report skips TVM)"
 fi
