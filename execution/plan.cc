@@ -79,11 +79,11 @@ void BuildGeometry(const Problem& p, PixelAccess access, bool band_transform, Ca
   int64_t ny = 0, nx = 0;
   for (int64_t j = 0; j < n; ++j) {
     const int64_t k = RunRoi(p, j);
-    const RoiRecord r = RoiAt(p.rois, p.batch_indices, k);
+    const RoiAxes& a = p.axes[k];
     RoiSampling& s = g->rois[static_cast<size_t>(k)];
-    s.batch = r.batch;
-    s.gy = AxisOf(r.y1, r.y2, PH, p.params);
-    s.gx = AxisOf(r.x1, r.x2, PW, p.params);
+    s.batch = a.batch;
+    s.gy = a.gy;
+    s.gx = a.gx;
     s.y = ny;
     s.x = nx;
     s.runs = j * (PH + PW);

@@ -82,7 +82,9 @@ Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Thr
     return Status(StatusCode::kInvalidArgument, "kernel is empty (not obtained from a successful Select)");
   }
   Problem problem;
-  Status s = ValidateData(kernel.params(), inputs, output, &problem);
+  std::pmr::vector<RoiAxes> axes(arena != nullptr ? static_cast<std::pmr::memory_resource*>(arena)
+                                                  : std::pmr::new_delete_resource());
+  Status s = ValidateData(kernel.params(), inputs, output, &axes, &problem);
   if (!s.ok()) return s;
   if (problem.num_rois == 0 || problem.channels == 0 || selected->custom) {
     if (arena != nullptr && !measure_only && !arena->fits()) return WorkspaceTooSmall(*arena);

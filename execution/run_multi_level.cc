@@ -108,6 +108,7 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
   if (!s.ok()) return s;
   // Every RoI checked on its own level's map and scale; one not pooled only for its batch index and coordinates.
   std::pmr::vector<RoiTotals> totals(L, heap);
+  std::pmr::vector<RoiAxes> axes(static_cast<size_t>(K), heap);  // each RoI's geometry on its own level
   std::pmr::vector<int64_t> counts(L + 1, 0, heap);  // counts[L]: RoIs not pooled
   int64_t work = 0;
   for (int64_t k = 0; k < K; ++k) {
@@ -115,11 +116,11 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     if (l == kNotPooled) {
       RoiTotals unused;
       int64_t no_work = 0;
-      s = CheckRoi(params[0], inputs[0], k, &unused, &no_work);
+      s = CheckRoi(params[0], inputs[0], k, &unused, &no_work, &axes[static_cast<size_t>(k)]);
       ++counts[L];
     } else {
       s = CheckRoi(params[static_cast<size_t>(l)], inputs[static_cast<size_t>(l)], k,
-                   &totals[static_cast<size_t>(l)], &work);
+                   &totals[static_cast<size_t>(l)], &work, &axes[static_cast<size_t>(k)]);
       ++counts[static_cast<size_t>(l)];
     }
     if (!s.ok()) return s;
@@ -159,7 +160,7 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
         plans.emplace_back(heap);
         continue;
       }
-      FillProblem(params[l], inputs[l], output, totals[l], &problems[l]);
+      FillProblem(params[l], inputs[l], output, totals[l], axes.data(), &problems[l]);
       problems[l].roi_subset = order.data() + begin[l];
       problems[l].subset_size = counts[l];
       plans.push_back(MakePlan(problems[l], selected->access, threading, heap));

@@ -64,14 +64,16 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
   return Status::Ok();
 }
 
-Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work) {
+Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
+                RoiAxes* axes) {
   const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width;
   float coords[4];
+  int64_t batch = 0;
   if (in.batch_indices != nullptr) {
-    const int64_t b = in.batch_indices[k];
-    if (b < 0 || b >= N) {
-      return Invalid(RoiPrefix(k) + "batch index " + std::to_string(b) + " is outside [0, " + std::to_string(N) +
-                     ")");
+    batch = in.batch_indices[k];
+    if (batch < 0 || batch >= N) {
+      return Invalid(RoiPrefix(k) + "batch index " + std::to_string(batch) + " is outside [0, " +
+                     std::to_string(N) + ")");
     }
     for (int i = 0; i < 4; ++i) coords[i] = in.rois[4 * k + i];
   } else {
@@ -82,6 +84,7 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
     if (b < 0.0f || static_cast<double>(b) >= static_cast<double>(N)) {
       return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
     }
+    batch = static_cast<int64_t>(b);
     for (int i = 0; i < 4; ++i) coords[i] = in.rois[5 * k + 1 + i];
   }
   for (int i = 0; i < 4; ++i) {
@@ -121,10 +124,12 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
   totals->footprint += rows * cols;
   totals->max_grid_h = std::max(totals->max_grid_h, gy.grid);
   totals->max_grid_w = std::max(totals->max_grid_w, gx.grid);
+  *axes = {batch, gy, gx};
   return Status::Ok();
 }
 
-void FillProblem(const Params& params, const Inputs& in, void* output, const RoiTotals& totals, Problem* problem) {
+void FillProblem(const Params& params, const Inputs& in, void* output, const RoiTotals& totals, const RoiAxes* axes,
+                 Problem* problem) {
   problem->params = params;
   problem->input = in.input;
   problem->batch = in.batch;
@@ -134,22 +139,25 @@ void FillProblem(const Params& params, const Inputs& in, void* output, const Roi
   problem->rois = in.rois;
   problem->batch_indices = in.batch_indices;
   problem->num_rois = in.num_rois;
+  problem->axes = axes;
   problem->output = output;
   problem->max_grid_h = totals.max_grid_h;
   problem->max_grid_w = totals.max_grid_w;
   problem->footprint_pixels = totals.footprint;
 }
 
-Status ValidateData(const Params& params, const Inputs& in, void* output, Problem* problem) {
+Status ValidateData(const Params& params, const Inputs& in, void* output, std::pmr::vector<RoiAxes>* axes,
+                    Problem* problem) {
   Status s = CheckShape(params, in, output);
   if (!s.ok()) return s;
+  axes->resize(static_cast<size_t>(in.num_rois));
   RoiTotals totals;
   int64_t work = 0;
   for (int64_t k = 0; k < in.num_rois; ++k) {
-    s = CheckRoi(params, in, k, &totals, &work);
+    s = CheckRoi(params, in, k, &totals, &work, &(*axes)[static_cast<size_t>(k)]);
     if (!s.ok()) return s;
   }
-  FillProblem(params, in, output, totals, problem);
+  FillProblem(params, in, output, totals, axes->data(), problem);
   return Status::Ok();
 }
 

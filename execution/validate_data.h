@@ -5,6 +5,9 @@
 #ifndef ROIALIGN_EXECUTION_VALIDATE_DATA_H_
 #define ROIALIGN_EXECUTION_VALIDATE_DATA_H_
 
+#include <memory_resource>
+#include <vector>
+
 #include "kernels/problem.h"
 #include "core/library.h"
 
@@ -12,9 +15,11 @@ namespace roialign {
 namespace internal {
 
 // Checks every data-dependent precondition of a call with attributes `params` (already validated at selection)
-// and, on success, fills `problem` (including the largest sampling grid and the RoIs' footprint). Writes
-// nothing else. Messages name the offending RoI.
-Status ValidateData(const Params& params, const Inputs& inputs, void* output, Problem* problem);
+// and, on success, fills `problem` (including the largest sampling grid and the RoIs' footprint) and `axes`, each
+// RoI's geometry, which `problem` points to. Writes nothing else. Messages name the offending RoI. Throws
+// std::bad_alloc.
+Status ValidateData(const Params& params, const Inputs& inputs, void* output, std::pmr::vector<RoiAxes>* axes,
+                    Problem* problem);
 
 // The pieces of ValidateData, for calls that check several maps (multi-level RoIAlign).
 // Shapes, sizes and pointers of one map's call.
@@ -24,11 +29,14 @@ struct RoiTotals {
   int64_t max_grid_h = 0, max_grid_w = 0;
   double footprint = 0;
 };
-// Checks RoI k (batch index, finite coordinates, sampling limits under params.spatial_scale on inputs' map) and
-// adds it to `totals`; `work` is the call's running work, capped by ROIALIGN_MAX_WORK_PER_CALL.
-Status CheckRoi(const Params& params, const Inputs& inputs, int64_t k, RoiTotals* totals, int64_t* work);
-// The problem of a checked call.
-void FillProblem(const Params& params, const Inputs& inputs, void* output, const RoiTotals& totals, Problem* problem);
+// Checks RoI k (batch index, finite coordinates, sampling limits under params.spatial_scale on inputs' map), adds
+// it to `totals` and writes its geometry to `axes`; `work` is the call's running work, capped by
+// ROIALIGN_MAX_WORK_PER_CALL.
+Status CheckRoi(const Params& params, const Inputs& inputs, int64_t k, RoiTotals* totals, int64_t* work,
+                RoiAxes* axes);
+// The problem of a checked call, its RoIs' geometry at `axes` (indexed by RoI).
+void FillProblem(const Params& params, const Inputs& inputs, void* output, const RoiTotals& totals, const RoiAxes* axes,
+                 Problem* problem);
 
 }  // namespace internal
 }  // namespace roialign

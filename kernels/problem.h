@@ -9,6 +9,7 @@
 
 #include "core/enums.h"
 #include "core/library.h"
+#include "kernels/roi_geometry.h"
 
 namespace roialign {
 namespace internal {
@@ -21,6 +22,7 @@ struct Problem {
   const float* rois = nullptr;
   const int64_t* batch_indices = nullptr;  // null: rois are [K,5]
   int64_t num_rois = 0;
+  const RoiAxes* axes = nullptr;  // per RoI index, from validation
   void* output = nullptr;
   int64_t max_grid_h = 0, max_grid_w = 0;  // largest sampling grid of any RoI (sizes scratch)
   double footprint_pixels = 0;             // sum over RoIs of an upper bound on the pixels their taps read

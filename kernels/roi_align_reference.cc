@@ -47,7 +47,8 @@ bool SampleTaps(const Problem& p, const MapStrides& map, int64_t b, int64_t c, f
   return true;
 }
 
-// Element offsets from the layout table, the same one the planner reads.
+// Element offsets from the layout table, the same one the planner reads. As the oracle it computes each RoI's
+// geometry from the RoI itself rather than reading validation's, so that a fault there cannot hide in both.
 template <typename T>
 void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end) {
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;

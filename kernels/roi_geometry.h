@@ -64,6 +64,13 @@ inline AxisGeometry AxisOf(float c1, float c2, int64_t pooled, const Params& p) 
   return g;
 }
 
+// One RoI's batch index and the geometry of both axes: computed once per call, by validation, which must check
+// them anyway; the planner and the kernels read this result.
+struct RoiAxes {
+  int64_t batch = 0;
+  AxisGeometry gy, gx;
+};
+
 // Sample position i (0 <= i < grid) of bin b along an axis.
 inline float SamplePosition(const AxisGeometry& g, int64_t b, int64_t i) {
   return g.start + static_cast<float>(b) * g.bin +

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory_resource>
 #include <string>
 
 #include "core/enums.h"
@@ -94,7 +95,8 @@ std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Par
   hwy::AlignedFreeUniquePtr<unsigned char[]> out = hwy::AllocateAligned<unsigned char>(nan.size());
   std::copy(nan.begin(), nan.end(), out.get());
   internal::Problem problem;
-  const Status s = internal::ValidateData(params, InputsOf(p, stored.data()), out.get(), &problem);
+  std::pmr::vector<internal::RoiAxes> axes;
+  const Status s = internal::ValidateData(params, InputsOf(p, stored.data()), out.get(), &axes, &problem);
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return {};
   const internal::Threading threading = {forced.threads, nullptr};
@@ -347,8 +349,9 @@ TEST_P(KernelTest, RowBandsThroughRun) {
     {  // Run's plan for this call has bands (planar kernels: through the band transform)
       std::vector<float> out(static_cast<size_t>(p.k() * p.c * 25));
       internal::Problem checked;
+      std::pmr::vector<internal::RoiAxes> axes;
       params.layout = InfoOf(Name()).layout;
-      ASSERT_TRUE(internal::ValidateData(params, InputsOf(p, p.input.data()), out.data(), &checked).ok());
+      ASSERT_TRUE(internal::ValidateData(params, InputsOf(p, p.input.data()), out.data(), &axes, &checked).ok());
       const internal::ImplementationPtr impl = ImplementationNamed(Name());
       const internal::Plan plan = internal::MakePlan(checked, AccessOf(*impl), {2, nullptr});
       EXPECT_GT(plan.band_rows, 0);
