@@ -93,7 +93,8 @@ void BuildGeometry(const Problem& p, PixelAccess access, bool band_transform, Ca
   g->y.resize(static_cast<size_t>(ny));
   g->x.resize(static_cast<size_t>(nx));
   g->runs.resize(avg ? static_cast<size_t>(n * (PH + PW)) : 0);
-  g->merged.resize(avg ? static_cast<size_t>(2 * (ny + nx)) : 0);
+  // Band transforms merge each bin's rows per band (pool_roi.cc PoolRows): the plan merges only their columns.
+  g->merged.resize(avg ? static_cast<size_t>(2 * ((band_transform ? 0 : ny) + nx)) : 0);
   int64_t m = 0;
   auto merge = [&](const AxisTap* taps, int64_t count, int64_t stride, TapRun* run) {
     *run = {m, MergeTaps(taps, count, stride, g->merged.data() + m)};
@@ -107,7 +108,7 @@ void BuildGeometry(const Problem& p, PixelAccess access, bool band_transform, Ca
     FillAxisTaps(s.gx, PW, p.width, tx);
     if (!avg) continue;
     TapRun* const runs = g->runs.data() + s.runs;
-    for (int64_t ph = 0; ph < PH; ++ph) merge(ty + ph * s.gy.grid, s.gy.grid, row, runs + ph);
+    for (int64_t ph = 0; ph < PH && !band_transform; ++ph) merge(ty + ph * s.gy.grid, s.gy.grid, row, runs + ph);
     for (int64_t pw = 0; pw < PW; ++pw) merge(tx + pw * s.gx.grid, s.gx.grid, pixel, runs + PH + pw);
   }
 }

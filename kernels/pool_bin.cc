@@ -22,13 +22,14 @@ namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
 
-template <typename TIn, typename TOut>
+// kInPlace: the run may be a blocked map read in place; staged bins (TOut f32 for every dtype) never are.
+template <typename TIn, typename TOut, bool kInPlace>
 void PoolBinOf(PoolMode mode, const BinTaps& bin, const ChannelRun& run) {
   const TIn* const in = static_cast<const TIn*>(run.in);
   const TIn* const end = static_cast<const TIn*>(run.end);
   TOut* const out = static_cast<TOut*>(run.out);
   const hn::ScalableTag<float> d;
-  if constexpr (std::is_same_v<TIn, TOut>) {  // blocked maps are read in place, never staged
+  if constexpr (kInPlace) {
     if (run.block != 0) {
       auto pool = [&](auto dv) {
         const int64_t lanes = static_cast<int64_t>(hn::Lanes(dv));
@@ -112,8 +113,8 @@ TargetKernel ThisTargetKernel() {
             KernelFns f;
             f.transpose = &TransposeBlockOf<std::conditional_t<sizeof(T) == 4, float, uint16_t>>;
             if constexpr (!(HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) || std::is_same_v<T, float>) {
-              f.pool_bin = &PoolBinOf<T, T>;
-              f.pool_bin_f32 = &PoolBinOf<T, float>;
+              f.pool_bin = &PoolBinOf<T, T, true>;
+              f.pool_bin_f32 = &PoolBinOf<T, float, false>;
               f.bins_to_planes = &BinsToPlanesOf<T>;
               f.stream_copy = &StreamCopy;
               f.lanes = &Lanes;

@@ -42,9 +42,10 @@ inline constexpr int64_t kTransposeTileF32 = 4;
 template <class D, class V>
 HWY_INLINE void Transpose4x4(D d, V& v0, V& v1, V& v2, V& v3) {
   const hn::Repartition<uint64_t, D> d64;
+  // Each pair of rows is used up before the next is read: GCC otherwise reloads rows it ran out of registers for.
   const auto t0 = hn::BitCast(d64, hn::InterleaveLower(d, v0, v1));
-  const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, v2, v3));
   const auto t2 = hn::BitCast(d64, hn::InterleaveUpper(d, v0, v1));
+  const auto t1 = hn::BitCast(d64, hn::InterleaveLower(d, v2, v3));
   const auto t3 = hn::BitCast(d64, hn::InterleaveUpper(d, v2, v3));
   v0 = hn::BitCast(d, hn::InterleaveLower(d64, t0, t1));
   v1 = hn::BitCast(d, hn::InterleaveUpper(d64, t0, t1));
