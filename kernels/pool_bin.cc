@@ -31,24 +31,32 @@ void PoolBinOf(PoolMode mode, const BinTaps& bin, const ChannelRun& run) {
   const hn::ScalableTag<float> d;
   if constexpr (kInPlace) {
     if (run.block != 0) {
-      auto pool = [&](auto dv) {
-        const int64_t lanes = static_cast<int64_t>(hn::Lanes(dv));
-        auto with = [&](auto placement) {
-          PoolBin(dv, mode, in, end, bin, placement, run.channels, run.stream, run.partial, out);
-        };
-        if (run.block == lanes) return with(Blocked<1>{run.in_block_stride, run.out_block_stride});
-        if (run.block == 2 * lanes) return with(Blocked<2>{run.in_block_stride, run.out_block_stride});
-        with(Blocked<4>{run.in_block_stride, run.out_block_stride});
+      auto with = [&](auto dv, auto placement) {
+        PoolBin(dv, mode, in, end, bin, placement, run.channels, run.stream, run.partial, out);
       };
-      // Vectors no wider than a block (capped for NCHW4c on AVX2, NCHW4c and 8c on AVX-512 and wide SVE), and
-      // 4 of them span whole blocks.
+      const Blocked<1> one{run.in_block_stride, run.out_block_stride};
+      // A block per vector where vectors reach its width (capped to it), else whole vectors, 2 or 4 to a block.
+      // Only the tags and placements a target can meet are compiled: each is a large instantiation.
       const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-      if (run.block % lanes == 0 && 4 * lanes >= run.block) return pool(d);
-      if constexpr (hn::MaxLanes(d) > 8) {
-        if (run.block % 8 == 0 && run.block <= 32) return pool(hn::CappedTag<float, 8>());
-      }
-      if constexpr (hn::MaxLanes(d) > 4) {
-        if (lanes > 4 && run.block <= 16) return pool(hn::CappedTag<float, 4>());
+      constexpr size_t kMaxLanes = HWY_HAVE_SCALABLE ? 16 : hn::MaxLanes(d);
+      if (lanes >= run.block) {
+        if constexpr (kMaxLanes >= 16) {
+          if (run.block == 16) return with(hn::CappedTag<float, 16>(), one);
+        }
+        if constexpr (kMaxLanes >= 8) {
+          if (run.block == 8) return with(hn::CappedTag<float, 8>(), one);
+        }
+        if constexpr (kMaxLanes >= 4) {
+          if (run.block == 4) return with(hn::CappedTag<float, 4>(), one);
+        }
+      } else {
+        constexpr size_t kMinLanes = HWY_HAVE_SCALABLE ? 4 : hn::MaxLanes(d);
+        if constexpr (kMinLanes >= 4 && 2 * kMinLanes <= 16) {
+          if (run.block == 2 * lanes) return with(d, Blocked<2>{run.in_block_stride, run.out_block_stride});
+        }
+        if constexpr (kMinLanes >= 4 && 4 * kMinLanes <= 16) {
+          if (run.block == 4 * lanes) return with(d, Blocked<4>{run.in_block_stride, run.out_block_stride});
+        }
       }
       // Vectors too narrow for whole blocks per pass (the scalar fallback): one block at a time.
       for (int64_t c = 0; c < run.channels; c += run.block) {
