@@ -6,9 +6,9 @@
 #                        from C99, the torchvision cross-check, the limit), the Python package (pip install .,
 #                        pytest), roialign inside TVM, OpenVINO and PyTorch, consumers of the installed package (C++ and
 #                        C-only), smoke runs of the layout report
-#   .ci/test.sh --all    all of that, then what CI adds: the build without OpenMP, ASan+UBSan, ThreadSanitizer, both
-#                        libFuzzer targets, and the aarch64 build under qemu on a NEON-only CPU, SVE at 512 bits and
-#                        SVE2 at 128 and 256 bits (.ci/run runs this)
+#   .ci/test.sh --all    all of that, then what CI adds: the build without OpenMP, ASan+UBSan (the test suite and
+#                        both libFuzzer targets), ThreadSanitizer, and the aarch64 build under qemu on a NEON-only
+#                        CPU, SVE at 512 bits and SVE2 at 128 and 256 bits (.ci/run runs this)
 # Exits non-zero on the first failure. Each stage prints its duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -147,18 +147,30 @@ LD_LIBRARY_PATH="$noomp/install/lib" "$noomp/c-consumer/roialign_c_consumer"
 blocked_heavy_tests="LargeGrids|RowBandsThroughRun|RowBandsOfAnySizeMatchReference|ManyRoisAndThreads|OneRowOrColumnMaps"
 
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
-  stage "ASan + UBSan build of the test suite"
-  san="$build-asan"
-  cmake -S . -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_BENCHMARKS=OFF \
-    -DROIALIGN_TEST_TORCHVISION=OFF \
-    -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-    -DCMAKE_C_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
+  stage "ASan + UBSan (clang): the test suite, then libFuzzer over the C API, single- and multi-level"\
+" (${ROIALIGN_FUZZ_SECONDS:-60} s each)"
+  # One instrumented build serves both: the fuzzers' coverage hooks (fuzzer-no-link) cost the tests little, and
+  # the kernels compile once under the sanitizers instead of twice.
+  san="$build-sanitizers"
+  sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  CC=clang CXX=clang++ cmake -S . -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_BENCHMARKS=OFF \
+    -DROIALIGN_TEST_TORCHVISION=OFF -DROIALIGN_BUILD_FUZZERS=ON -DCMAKE_CXX_FLAGS="$sanitize" \
+    -DCMAKE_C_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
   cmake --build "$san" -j "$jobs"
   # The blocked layouts skip the kernel tests of the in-place path they share with NHWC (whose bits they give,
   # asserted by BlockedLayoutsPadWithZerosAndGiveNhwcBits); docs/testing.md.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$san" -j "$jobs" --output-on-failure \
     -E "($blocked_heavy_tests)/roi_align_nchw(4|8|16)c_"
+  # New inputs go to the build tree; the seed corpora (with every past crash) stay read-only in tests/fuzz.
+  # pipefail (set above) makes a crash fail this step despite the tail.
+  for target in c_api:corpus multi_level:corpus_multi_level; do
+    name=${target%%:*} seeds=${target#*:}
+    mkdir -p "$san/corpus-$name"
+    (cd "$san" && "./tests/fuzz/fuzz_$name" "corpus-$name" "$root/tests/fuzz/$seeds" \
+      -max_total_time="${ROIALIGN_FUZZ_SECONDS:-60}" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 2>&1 \
+      | tail -n 15)
+  done
 fi
 
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
@@ -174,22 +186,6 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
   TSAN_OPTIONS="halt_on_error=1" "$tsan/tests/roialign_tests" \
     --gtest_filter='Concurrency.*:Strategy.ConcurrentSelectAndRegister:Strategy.CustomNhwcOnlyTarget:ThreadPool.*'
   TSAN_OPTIONS="halt_on_error=1" "$tsan/tests/roialign_threadpool_threads_tests"
-
-  stage "libFuzzer over the C API, single- and multi-level (${ROIALIGN_FUZZ_SECONDS:-60} s each, clang, ASan+UBSan)"
-  fz="$build-fuzz"
-  CC=clang CXX=clang++ cmake -S . -B "$fz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_TESTS=OFF \
-    -DROIALIGN_BUILD_BENCHMARKS=OFF -DROIALIGN_BUILD_FUZZERS=ON \
-    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
-  cmake --build "$fz" -j "$jobs" --target fuzz_c_api fuzz_multi_level
-  # New inputs go to the build tree; the seed corpora (with every past crash) stay read-only in tests/fuzz.
-  # pipefail (set above) makes a crash fail this step despite the tail.
-  for target in c_api:corpus multi_level:corpus_multi_level; do
-    name=${target%%:*} seeds=${target#*:}
-    mkdir -p "$fz/corpus-$name"
-    (cd "$fz" && "./tests/fuzz/fuzz_$name" "corpus-$name" "$root/tests/fuzz/$seeds" \
-      -max_total_time="${ROIALIGN_FUZZ_SECONDS:-60}" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 2>&1 \
-      | tail -n 15)
-  done
 fi
 
 if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then
