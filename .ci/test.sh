@@ -6,8 +6,8 @@
 #                        from C99, the torchvision cross-check, the limit), the Python package (pip install .,
 #                        pytest), roialign inside TVM, OpenVINO and PyTorch, consumers of the installed package (C++ and
 #                        C-only), smoke runs of the layout report
-#   .ci/test.sh --all    all of that, then what CI adds: the build without OpenMP, ASan+UBSan, ThreadSanitizer, both
-#                        libFuzzer targets, and the aarch64 build under qemu on a NEON-only CPU, SVE at 512 bits and
+#   .ci/test.sh --all    all of that, then what CI adds: the build without OpenMP, ASan+UBSan, ThreadSanitizer, the
+#                        three libFuzzer targets, and the aarch64 build under qemu on a NEON-only CPU, SVE at 512 bits and
 #                        SVE2 at 128 and 256 bits (.ci/run runs this)
 # Exits non-zero on the first failure. Each stage prints its duration.
 set -euo pipefail
@@ -175,15 +175,15 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
     --gtest_filter='Concurrency.*:Strategy.ConcurrentSelectAndRegister:Strategy.CustomNhwcOnlyTarget:ThreadPool.*'
   TSAN_OPTIONS="halt_on_error=1" "$tsan/tests/roialign_threadpool_threads_tests"
 
-  stage "libFuzzer over the C API, single- and multi-level (${ROIALIGN_FUZZ_SECONDS:-60} s each, clang, ASan+UBSan)"
+  stage "libFuzzer over the C API: single- and multi-level, layout transforms (${ROIALIGN_FUZZ_SECONDS:-60} s each, clang, ASan+UBSan)"
   fz="$build-fuzz"
   CC=clang CXX=clang++ cmake -S . -B "$fz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_TESTS=OFF \
     -DROIALIGN_BUILD_BENCHMARKS=OFF -DROIALIGN_BUILD_FUZZERS=ON \
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
-  cmake --build "$fz" -j "$jobs" --target fuzz_c_api fuzz_multi_level
+  cmake --build "$fz" -j "$jobs" --target fuzz_c_api fuzz_multi_level fuzz_transform_layout
   # New inputs go to the build tree; the seed corpora (with every past crash) stay read-only in tests/fuzz.
   # pipefail (set above) makes a crash fail this step despite the tail.
-  for target in c_api:corpus multi_level:corpus_multi_level; do
+  for target in c_api:corpus multi_level:corpus_multi_level transform_layout:corpus_transform_layout; do
     name=${target%%:*} seeds=${target#*:}
     mkdir -p "$fz/corpus-$name"
     (cd "$fz" && "./tests/fuzz/fuzz_$name" "corpus-$name" "$root/tests/fuzz/$seeds" \
