@@ -40,11 +40,13 @@ BLOCKS = ["NCHW4c", "NCHW8c", "NCHW16c"]
 # Kernels, then the conversion rows ("D->K kernel->D": data in D run by K's kernel), those around each block beside
 # each other.
 PATH_ORDER = (["NCHW", "NHWC"] + BLOCKS + ["NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"]
-              + [p for b in BLOCKS for p in ("%s->NHWC kernel->%s" % (b, b), "NCHW->%s kernel->NCHW" % b)])
+              + [p for b in BLOCKS for p in ("%s->NHWC kernel->%s" % (b, b), "NCHW->%s kernel->NCHW" % b)]
+              + ["NCHW level by level", "NHWC level by level"])
 # One colour per path in PATH_ORDER: the kernels strong; a conversion from NHWC or a blocked layout a paler kin of
-# its data's layout, one from NCHW a colour of its own (three of them would not tell apart as shades of blue).
+# its data's layout, one from NCHW a colour of its own (three of them would not tell apart as shades of blue); the
+# fpn workload's level-by-level baselines dark.
 PATH_COLORS = ["#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#2ca02c", "#ffbb78", "#aec7e8",
-               "#c5b0d5", "#e377c2", "#c49c94", "#bcbd22", "#98df8a", "#17becf"]
+               "#c5b0d5", "#e377c2", "#c49c94", "#bcbd22", "#98df8a", "#17becf", "#393b79", "#ad494a"]
 PEER_COLORS = ["#4d4d4d", "#8c8c8c", "#b07aa1", "#9c755f", "#bab0ac", "#6b4c9a"]
 LOG_RANGE = 20.0  # log scale when max/min of a panel's bars exceeds this
 
