@@ -7,7 +7,7 @@
 #                        pytest), roialign inside TVM, OpenVINO and PyTorch, consumers of the installed package (C++ and
 #                        C-only), smoke runs of the layout report
 #   .ci/test.sh --all    all of that, then what CI adds: the build without OpenMP, ASan+UBSan (the test suite and
-#                        both libFuzzer targets), ThreadSanitizer, and the aarch64 build under qemu on a NEON-only
+#                        the three libFuzzer targets), ThreadSanitizer, and the aarch64 build under qemu on a NEON-only
 #                        CPU, SVE at 512 bits and SVE2 at 128 and 256 bits (.ci/run runs this)
 # Exits non-zero on the first failure. Each stage prints its duration.
 set -euo pipefail
@@ -147,8 +147,8 @@ LD_LIBRARY_PATH="$noomp/install/lib" "$noomp/c-consumer/roialign_c_consumer"
 blocked_heavy_tests="LargeGrids|RowBandsThroughRun|RowBandsOfAnySizeMatchReference|ManyRoisAndThreads|OneRowOrColumnMaps"
 
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
-  stage "ASan + UBSan (clang): the test suite, then libFuzzer over the C API, single- and multi-level"\
-" (${ROIALIGN_FUZZ_SECONDS:-60} s each)"
+  stage "ASan + UBSan (clang): the test suite, then libFuzzer over the C API: single- and"\
+" multi-level, layout transforms (${ROIALIGN_FUZZ_SECONDS:-60} s each)"
   # One instrumented build serves both: the fuzzers' coverage hooks (fuzzer-no-link) cost the tests little, and
   # the kernels compile once under the sanitizers instead of twice.
   san="$build-sanitizers"
@@ -164,7 +164,7 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
     -E "($blocked_heavy_tests)/roi_align_nchw(4|8|16)c_"
   # New inputs go to the build tree; the seed corpora (with every past crash) stay read-only in tests/fuzz.
   # pipefail (set above) makes a crash fail this step despite the tail.
-  for target in c_api:corpus multi_level:corpus_multi_level; do
+  for target in c_api:corpus multi_level:corpus_multi_level transform_layout:corpus_transform_layout; do
     name=${target%%:*} seeds=${target#*:}
     mkdir -p "$san/corpus-$name"
     (cd "$san" && "./tests/fuzz/fuzz_$name" "corpus-$name" "$root/tests/fuzz/$seeds" \

@@ -627,12 +627,13 @@ roialign_status roialign_register(const roialign_implementation* caller) {
 namespace {
 
 // Every transform: the options read (a workspace is refused: a transform needs no working memory), then the
-// internal transform, which validates everything else.
-roialign_status Transform(roialign_dtype dtype, roialign_layout from, roialign_layout to, const void* input,
-                          int64_t batch, int64_t channels, int64_t height, int64_t width, void* output,
-                          const roialign_options* options) {
-  const auto d = static_cast<roialign::DType>(RawEnum(dtype));
-  const auto f = static_cast<roialign::Layout>(RawEnum(from)), t = static_cast<roialign::Layout>(RawEnum(to));
+// internal transform, which validates everything else. The enum values come as the ints a C caller passed (RawEnum
+// of the parameters): passing a C enum parameter on by value would load a value outside the enum's range, undefined
+// in C++ (found by tests/fuzz/fuzz_transform_layout.cc).
+roialign_status Transform(int dtype, int from, int to, const void* input, int64_t batch, int64_t channels,
+                          int64_t height, int64_t width, void* output, const roialign_options* options) {
+  const auto d = static_cast<roialign::DType>(dtype);
+  const auto f = static_cast<roialign::Layout>(from), t = static_cast<roialign::Layout>(to);
   return Guard([&]() -> roialign::Status {
     ThreadPoolView pool;
     Threads threads;
@@ -654,20 +655,21 @@ extern "C" {
 
 roialign_status roialign_nchw_to_nhwc(roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
                                       int64_t height, int64_t width, void* output, const roialign_options* options) {
-  return Transform(dtype, ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC, input, batch, channels, height, width, output,
-                   options);
+  return Transform(RawEnum(dtype), ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC, input, batch, channels, height, width,
+                   output, options);
 }
 
 roialign_status roialign_nhwc_to_nchw(roialign_dtype dtype, const void* input, int64_t batch, int64_t channels,
                                       int64_t height, int64_t width, void* output, const roialign_options* options) {
-  return Transform(dtype, ROIALIGN_LAYOUT_NHWC, ROIALIGN_LAYOUT_NCHW, input, batch, channels, height, width, output,
-                   options);
+  return Transform(RawEnum(dtype), ROIALIGN_LAYOUT_NHWC, ROIALIGN_LAYOUT_NCHW, input, batch, channels, height, width,
+                   output, options);
 }
 
 roialign_status roialign_transform_layout(roialign_dtype dtype, roialign_layout from, roialign_layout to,
                                           const void* input, int64_t batch, int64_t channels, int64_t height,
                                           int64_t width, void* output, const roialign_options* options) {
-  return Transform(dtype, from, to, input, batch, channels, height, width, output, options);
+  return Transform(RawEnum(dtype), RawEnum(from), RawEnum(to), input, batch, channels, height, width, output,
+                   options);
 }
 
 }  // extern "C"

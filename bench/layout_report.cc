@@ -1,10 +1,13 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// The layout report (the project's main job): is NCHW or NHWC roi_align faster on this CPU, and what does a
-// layout transform around the kernel cost? Times, per workload, ISA and thread count:
-//   NCHW kernel | NHWC kernel | NHWC data -> NCHW -> NCHW kernel -> NHWC | NCHW data -> NHWC -> NHWC kernel -> NCHW
-// per dtype (f32 by default, f16 and bf16 on request), and prints a table with fraction_of_limit
-// (docs/performance-model.md), writes JSON, and optionally dumps the workloads for bench/peers.py. Run with --help.
+// The layout report (the project's main job): which layout's roi_align is fastest on this CPU, and what does a
+// layout transform around the kernel cost? Times, per workload, ISA and thread count, in one round robin:
+//   the NCHW, NHWC and blocked (NCHW4c/8c/16c) kernels on their own data; conversions around them (data transformed
+//   to the kernel's layout, the kernel, the output transformed back; bench/conversions.h); and the bandwidth of the
+//   NCHW -> NCHW16c / NCHW8c / NHWC map transforms against a copy's,
+// per dtype (f32 by default, f16 and bf16 on request; blocked rows f32 only), and prints a table with
+// fraction_of_limit (docs/performance-model.md) and a verdict, writes JSON, and optionally dumps the workloads for
+// bench/peers.py. Run with --help.
 #include <omp.h>
 
 #include <algorithm>
@@ -13,11 +16,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/conversions.h"
 #include "bench/limit.h"
 #include "bench/workloads.h"
 #include "core/enums.h"
@@ -28,7 +33,7 @@ namespace roialign {
 namespace bench {
 namespace {
 
-const char kHelp[] = R"(layout_report: NCHW vs NHWC roi_align on this CPU, with layout transforms, per ISA.
+const char kHelp[] = R"(layout_report: NCHW vs NHWC vs blocked roi_align on this CPU, with layout transforms, per ISA.
 
 Usage: layout_report [options]
   --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, rois20, l3, fpn
@@ -55,10 +60,31 @@ Usage: layout_report [options]
   --dump-dir=DIR      write each workload's map, RoIs and our NCHW result there, for bench/peers.py
   --help              this text
 
+Rows, per workload, ISA, dtype and thread count (blocked rows f32 only):
+  NCHW, NHWC, NCHW4c, NCHW8c, NCHW16c   the kernel of that layout on data in that layout
+  D->K kernel->D                        data in layout D transformed to K, K's kernel, its output transformed back
+                                        to D (roialign::TransformLayout, the row's threads): NHWC->NCHW, NCHW->NHWC,
+                                        and per blocked layout b NCHWb->NHWC and NCHW->NCHWb
+Every f32 row is first checked against the reference (the generic NCHW kernel, max abs diff 1e-4).
+
 Columns: ms = minimum/median wall time over the rounds; "lim%" = fraction_of_limit = limit / minimum time, then
 limit / median time, where the limit (docs/performance-model.md) is a lower bound on any kernel's time from the
 best peaks of the rounds. A fraction above 100% would disprove the limit: the report then says so and exits with
 status 3. The spread of the limit itself (the median of the rounds' limits) goes to stderr with the progress.
+Under each line: the blocked kernels (time over NHWC's, at the minimum), then the conversion rows (time over the
+kernel that runs on the data's own layout, at the minimum).
+
+Transform bandwidth (f32, in the first ISA's round robin; the library's transform runs on the host's best ISA
+whatever --isas says): the workload's NCHW map (every level for fpn) transformed to NCHW16c, NCHW8c and NHWC.
+GB/s = (bytes read + bytes written) / time, where read = the NCHW map's bytes and written = the output's, padded
+lanes included; each round also measures a copy over buffers of the map's size (the peaks' "move": one pass that
+reads the map's bytes and writes as many, with and without streaming stores, best of 4 passes), counted the same
+way, read + written, on the same threads. "of copy" = transform GB/s at the minimum time over the copy's best GB/s
+of the rounds, then the median over the rounds of each round's transform GB/s over that round's copy GB/s.
+
+The verdict at the end: per ISA, dtype and thread count, the kernel layout with the least time summed over the
+workloads that ran every layout, and per conversion row its time over the native kernel (the kernel on the data's
+own layout) and the transforms' share of the row (row minus the kernel it wraps, over the row).
 )";
 
 std::vector<std::string> Split(const std::string& s, char sep) {
@@ -89,14 +115,16 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-// The round robin: each of `rounds` rounds measures the machine's peaks, then runs every path untimed and timed,
-// in an order that reverses from round to round, so that the limit and the times see the same machine.
-// Returns per round the peaks and each path's seconds.
-void RoundRobin(int rounds, int threads, PeakMeter* meter, const std::vector<std::function<Status()>>& paths,
-                std::vector<Peaks>* peaks, std::vector<std::vector<double>>* seconds) {
+// The round robin: each of `rounds` rounds measures the machine's peaks (and, with a `copy_meter`, a copy's
+// bandwidth), then runs every path untimed and timed, in an order that reverses from round to round, so that the
+// limit and the times see the same machine. Returns per round the peaks, the copies and each path's seconds.
+void RoundRobin(int rounds, int threads, PeakMeter* meter, PeakMeter* copy_meter,
+                const std::vector<std::function<Status()>>& paths, std::vector<Peaks>* peaks,
+                std::vector<Peaks>* copies, std::vector<std::vector<double>>* seconds) {
   seconds->assign(paths.size(), {});
   for (int r = 0; r < rounds; ++r) {
     peaks->push_back(meter->Measure(threads));
+    if (copy_meter != nullptr) copies->push_back(copy_meter->MeasureMove(threads));
     for (size_t k = 0; k < paths.size(); ++k) {
       const size_t i = r % 2 ? paths.size() - 1 - k : k;
       RunOrExit(paths[i]);
@@ -151,15 +179,114 @@ struct Row {
   double ms, ms_min, fraction, fraction_median, gfma, load_gb;
 };
 
-// The blocked rows of one (workload, ISA, dtype, threads), rows 4.. of `now` (row 1 is NHWC), under its table line.
-void PrintBlocked(const std::vector<Row>& now, size_t first = 4) {
-  if (now.size() <= first) return;
-  std::printf("%-9s %-7s %-5s %3s |", "", "", "", "");
-  for (size_t i = first; i < now.size(); ++i) {
-    std::printf(" %s %.2f/%.2f ms (%.1f%%, %.2fx NHWC) |", now[i].path.c_str(), now[i].ms_min, now[i].ms,
-                100 * now[i].fraction, now[i].ms_min / now[1].ms_min);
+// The row of `path` in `rows`, or null.
+const Row* FindPath(const std::vector<Row>& rows, const std::string& path) {
+  for (const Row& r : rows) {
+    if (r.path == path) return &r;
   }
-  std::printf("\n");
+  return nullptr;
+}
+
+// Under the table line of one (workload, ISA, dtype, threads): the blocked kernels (time over NHWC's), then the
+// conversion rows from `now[first]` on (time over the native kernel: the one on the data's own layout).
+void PrintExtras(const std::vector<Row>& now, size_t first) {
+  const Row* nhwc = FindPath(now, "NHWC");
+  std::string line;
+  char cell[160];
+  for (Layout b : kBlockedLayouts) {
+    const Row* r = FindPath(now, ToString(b));
+    if (r == nullptr || nhwc == nullptr) continue;
+    std::snprintf(cell, sizeof(cell), " %s %.2f/%.2f ms (%.1f%%, %.2fx NHWC) |", r->path.c_str(), r->ms_min, r->ms,
+                  100 * r->fraction, r->ms_min / nhwc->ms_min);
+    line += cell;
+  }
+  if (!line.empty()) std::printf("%-9s %-7s %-5s %3s |%s\n", "", "", "", "", line.c_str());
+  line.clear();
+  int on_line = 0;
+  for (const Conversion& c : kConversions) {
+    const auto at = std::find_if(now.begin() + static_cast<std::ptrdiff_t>(first), now.end(),
+                                 [&](const Row& r) { return r.path == ConversionName(c); });
+    const Row* native = FindPath(now, ToString(c.data));
+    if (at == now.end() || native == nullptr) continue;
+    const Row* r = &*at;
+    std::snprintf(cell, sizeof(cell), " %s %.2f/%.2f ms (%.2fx %s) |", r->path.c_str(), r->ms_min, r->ms,
+                  r->ms_min / native->ms_min, native->path.c_str());
+    line += cell;
+    if (++on_line == 3) {
+      std::printf("%-9s %-7s %-5s %3s |%s\n", "", "", "", "", line.c_str());
+      line.clear();
+      on_line = 0;
+    }
+  }
+  if (!line.empty()) std::printf("%-9s %-7s %-5s %3s |%s\n", "", "", "", "", line.c_str());
+}
+
+// Runs `path` once, then exits unless its output `out` (num_rois x C x pooled x pooled f32, in `layout`) is within
+// 1e-4 of the reference output `ref` (NCHW).
+void CheckOrExit(const std::string& what, const std::function<Status()>& path, const float* out, Layout layout,
+                 const float* ref, int64_t num_rois, int64_t channels, int64_t pooled) {
+  RunOrExit(path);
+  const double diff = MaxAbsDiff(out, layout, ref, Layout::kNCHW, num_rois, channels, pooled, pooled);
+  if (!(diff <= 1e-4)) {
+    std::fprintf(stderr, "error: %s differs from the reference by %g\n", what.c_str(), diff);
+    std::exit(1);
+  }
+}
+
+// Runs the transform `path` once, then exits unless the scratch's maps in `to` hold the NCHW maps `nchw` exactly.
+void CheckTransformOrExit(const std::string& workload, const std::function<Status()>& path,
+                          const ConversionScratch& scratch, Layout to, const MapShape& shape,
+                          const std::vector<const void*>& nchw) {
+  RunOrExit(path);
+  const double diff = MaxAbsDiffOfMaps(scratch, to, shape, nchw);
+  if (diff != 0) {
+    std::fprintf(stderr, "error: %s NCHW->%s transform differs from the map by %g\n", workload.c_str(), ToString(to),
+                 diff);
+    std::exit(1);
+  }
+}
+
+// One transform-bandwidth row: a map transform's time and rate, and the copy bandwidth of the same rounds.
+struct TransformRow {
+  std::string workload;
+  int threads;
+  Layout from, to;
+  double read_bytes, write_bytes;
+  double ms, ms_min;                       // median and minimum over the rounds
+  double gb_per_s, gb_per_s_median;        // (read + written) / minimum time, / median time
+  double copy_gb_per_s, copy_gb_per_s_median;  // the copy's best and median over the rounds, read + written
+  double fraction, fraction_median;        // gb_per_s / copy_gb_per_s; the median of each round's own ratio
+};
+
+TransformRow SummarizeTransform(const std::string& workload, int threads, Layout from, Layout to, double read_bytes,
+                                double write_bytes, const std::vector<double>& seconds,
+                                const std::vector<Peaks>& copies) {
+  TransformRow t{workload, threads, from, to, read_bytes, write_bytes, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double bytes = read_bytes + write_bytes;
+  const double best = *std::min_element(seconds.begin(), seconds.end()), median = Median(seconds);
+  t.ms = median * 1e3;
+  t.ms_min = best * 1e3;
+  t.gb_per_s = bytes / best / 1e9;
+  t.gb_per_s_median = bytes / median / 1e9;
+  std::vector<double> copy, ratio;
+  for (size_t r = 0; r < copies.size(); ++r) {
+    copy.push_back(copies[r].moved_bytes / copies[r].move_seconds / 1e9);
+    ratio.push_back(bytes / seconds[r] / 1e9 / copy.back());
+  }
+  t.copy_gb_per_s = *std::max_element(copy.begin(), copy.end());
+  t.copy_gb_per_s_median = Median(copy);
+  t.fraction = t.gb_per_s / t.copy_gb_per_s;
+  t.fraction_median = Median(ratio);
+  return t;
+}
+
+void PrintTransform(const TransformRow& t) {
+  char name[48];
+  std::snprintf(name, sizeof(name), "%s->%s", ToString(t.from), ToString(t.to));
+  std::printf("%-9s %-7s %-5s %3d | transform %-14s %7.3f/%-7.3f ms %6.1f GB/s (read + written) = %5.1f%%/%5.1f%% "
+              "of the copy's %.1f GB/s\n",
+              t.workload.c_str(), "", "F32", t.threads, name, t.ms_min, t.ms, t.gb_per_s, 100 * t.fraction,
+              100 * t.fraction_median, t.copy_gb_per_s);
 }
 
 // The limit of one (workload, ISA, dtype, threads): its best and per-round peaks.
@@ -194,11 +321,11 @@ LimitRow SummarizeLimit(const std::string& workload, const char* isa, const std:
   return lr;
 }
 
-// The FPN rows: one multi-level call per layout, and the same RoIs level by level (f32), timed round robin with
-// the peaks like the other workloads.
+// The FPN rows: one multi-level call per layout, the same RoIs level by level, the conversion rows and the
+// transforms of the four levels (f32), timed round robin with the peaks like the other workloads.
 void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const std::vector<int>& threads, int repeats,
                 const std::string& dump_dir, std::vector<Row>* rows, std::vector<LimitRow>* limits,
-                std::vector<std::string>* violations) {
+                std::vector<TransformRow>* transforms, std::vector<std::string>* violations) {
   std::fprintf(stderr, "building workload fpn...\n");
   const PyramidWorkload w = MakePyramidWorkload();
   AlignedBuffer out(w.OutputSize());
@@ -229,11 +356,23 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
               "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NCHW by level ms",
               "NHWC by level ms", "one call vs by level (min)");
   PeakMeter meter(w.distinct_input_bytes, w.output_bytes);
+  const MapShape shape{w.channels, w.heights, w.widths};
+  // The copy the transforms are held to: one pass over buffers of the NCHW maps' bytes, read and written.
+  PeakMeter copy_meter(shape.Bytes(Layout::kNCHW, DType::kF32), shape.Bytes(Layout::kNCHW, DType::kF32));
+  ConversionScratch scratch(shape, w.num_rois, w.pooled);
   const std::vector<LevelMap> maps[2] = {w.MapsFor(Layout::kNCHW), w.MapsFor(Layout::kNHWC)};
   std::vector<std::vector<LevelMap>> blocked_maps;
   for (Layout layout : kBlockedLayouts) blocked_maps.push_back(w.MapsFor(layout));
-  // The reference the blocked rows are checked against before they are timed.
-  AlignedBuffer ref_out(w.OutputSize()), out_b(w.OutputSize());
+  // Each layout's maps as plain pointers, as the conversion and transform rows take them.
+  auto pointers = [&w](Layout layout) {
+    std::vector<const void*> p;
+    for (const LevelMap& m : w.MapsFor(layout)) p.push_back(m.input);
+    return p;
+  };
+  const int64_t C = w.channels, K = w.num_rois, P = w.pooled;
+  // The reference every f32 row is checked against before it is timed; the blocked rows' output (padded channels).
+  AlignedBuffer ref_out(w.OutputSize());
+  AlignedBuffer out_b(static_cast<size_t>(K * internal::StoredChannels(Layout::kNCHW16c, C) * P * P));
   {
     const MultiLevelSelectResult ref = SelectMultiLevel("generic", w.ParamsFor(Layout::kNCHW));
     RunOrExit([&] { return ref.ok() ? ref.kernel.Run(w.InputsFor(maps[0]), ref_out.data(), 0) : ref.status; });
@@ -254,20 +393,29 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
     }
     std::vector<MultiLevelSelectResult> blocked;
     std::vector<MultiLevelInputs> in_b;
-    for (size_t b = 0; b < 3; ++b) {
-      blocked.push_back(SelectMultiLevel(t->target, w.ParamsFor(kBlockedLayouts[b])));
-      in_b.push_back(w.InputsFor(blocked_maps[b]));
-      const MultiLevelSelectResult& k = blocked.back();
-      RunOrExit([&] { return k.ok() ? k.kernel.Run(in_b.back(), out_b.data(), 0) : k.status; });
-      const double diff = MaxAbsDiff(out_b.data(), kBlockedLayouts[b], ref_out.data(), Layout::kNCHW, w.num_rois,
-                                     w.channels, w.pooled, w.pooled);
-      if (!(diff <= 1e-4)) {
-        std::fprintf(stderr, "error: fpn %s %s differs from the reference by %g\n", t->isa,
-                     ToString(kBlockedLayouts[b]), diff);
+    for (Layout layout : kBlockedLayouts) {
+      blocked.push_back(SelectMultiLevel(t->target, w.ParamsFor(layout)));
+      if (!blocked.back().ok()) {
+        std::fprintf(stderr, "fpn %s %s: %s\n", t->isa, ToString(layout), blocked.back().status.message().c_str());
         std::exit(1);
       }
+      in_b.push_back(w.InputsFor(blocked_maps[BlockedIndex(layout)]));
     }
-    for (const int nt : threads) {
+    // The kernel of `layout`, as the conversion rows call it: on maps given as pointers, one per level.
+    auto kernel_on = [&](Layout layout) -> KernelOn {
+      const MultiLevelSelectResult* k = layout == Layout::kNCHW   ? &multi[0]
+                                        : layout == Layout::kNHWC ? &multi[1]
+                                                                  : &blocked[BlockedIndex(layout)];
+      return [k, &w](const std::vector<const void*>& m, void* dst, int nt) {
+        std::vector<LevelMap> level_maps;
+        for (size_t l = 0; l < m.size(); ++l) level_maps.push_back({m[l], w.heights[l], w.widths[l]});
+        return k->kernel.Run(w.InputsFor(level_maps), dst, nt);
+      };
+    };
+    // The transforms do not depend on the ISA the kernels were selected for: timed once, with the first.
+    const bool time_transforms = t == targets[0];
+    for (size_t ti = 0; ti < threads.size(); ++ti) {
+      const int nt = threads[ti];
       std::fprintf(stderr, "  fpn %s F32 %d thread(s)...\n", t->isa, nt);
       std::vector<std::function<Status()>> paths = {
           [&] { return multi[0].kernel.Run(in[0], out.data(), nt); },
@@ -275,17 +423,34 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
           [&] { return levels[0].Run(out.data(), nt); },
           [&] { return levels[1].Run(out.data(), nt); }};
       std::vector<std::string> names = {"NCHW", "NHWC", "NCHW level by level", "NHWC level by level"};
+      const std::string what = std::string("fpn ") + t->isa + " ";
       for (size_t b = 0; b < blocked.size(); ++b) {
         paths.push_back([&, b] { return blocked[b].kernel.Run(in_b[b], out_b.data(), nt); });
         names.push_back(ToString(kBlockedLayouts[b]));
+        if (ti == 0) {
+          CheckOrExit(what + names.back(), paths.back(), out_b.data(), kBlockedLayouts[b], ref_out.data(), K, C, P);
+        }
       }
-      std::vector<Peaks> peaks;
+      for (const Conversion& c : kConversions) {
+        float* dst = internal::IsBlocked(c.data) ? out_b.data() : out.data();
+        paths.push_back(ConversionPath(c, DType::kF32, shape, pointers(c.data), kernel_on(c.kernel), K, P, &scratch,
+                                       dst, nt));
+        names.push_back(ConversionName(c));
+        if (ti == 0) CheckOrExit(what + names.back(), paths.back(), dst, c.data, ref_out.data(), K, C, P);
+      }
+      if (time_transforms) {
+        for (Layout to : kBandwidthLayouts) {
+          paths.push_back(TransformPath(Layout::kNCHW, to, DType::kF32, shape, pointers(Layout::kNCHW), &scratch, nt));
+          if (ti == 0) CheckTransformOrExit("fpn", paths.back(), scratch, to, shape, pointers(Layout::kNCHW));
+        }
+      }
+      std::vector<Peaks> peaks, copies;
       std::vector<std::vector<double>> seconds;
-      RoundRobin(repeats, nt, &meter, paths, &peaks, &seconds);
+      RoundRobin(repeats, nt, &meter, time_transforms ? &copy_meter : nullptr, paths, &peaks, &copies, &seconds);
       const LimitRow lr = SummarizeLimit("fpn", t->isa, "F32", nt, w, w.distinct_input_bytes, w.output_bytes, peaks);
       limits->push_back(lr);
       std::vector<Row> now;
-      for (size_t i = 0; i < paths.size(); ++i) {
+      for (size_t i = 0; i < names.size(); ++i) {
         const double best = *std::min_element(seconds[i].begin(), seconds[i].end()), median = Median(seconds[i]);
         now.push_back({"fpn", t->isa, "F32", names[i], nt, median * 1e3, best * 1e3, lr.limit.seconds / best,
                        lr.limit.seconds / median, w.fmas / best / 1e9, w.loaded_bytes / best / 1e9});
@@ -304,51 +469,75 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
       std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | NCHW %.2fx, NHWC %.2fx\n",
                   "fpn", t->isa, "F32", nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
                   now[3].ms_min, now[3].ms, now[2].ms_min / now[0].ms_min, now[3].ms_min / now[1].ms_min);
-      PrintBlocked(now);
+      PrintExtras(now, 4);
+      for (size_t k = 0; time_transforms && k < 3; ++k) {
+        const Layout to = kBandwidthLayouts[k];
+        transforms->push_back(SummarizeTransform("fpn", nt, Layout::kNCHW, to, shape.Bytes(Layout::kNCHW, DType::kF32),
+                                                 shape.Bytes(to, DType::kF32), seconds[names.size() + k], copies));
+        PrintTransform(transforms->back());
+      }
       std::fflush(stdout);
     }
   }
 }
 
-// The verdict: per ISA, dtype and thread count, the kernel layout with the least time summed (minimum times) over
-// the workloads that ran every layout, and how much slower the others are.
+// The verdict, per ISA, dtype and thread count, from minimum times summed over workloads: the kernel layout with
+// the least time over the workloads that ran every kernel layout of that key (f32: all five; 16-bit: NCHW and
+// NHWC), and how much slower the others are; then what converting costs: per conversion row, its time over the
+// native kernel's (the kernel on the data's own layout) and the transforms' share of the row (the row minus the
+// kernel it wraps), over the workloads that ran the row and both kernels.
 void PrintVerdict(const std::vector<Row>& rows) {
-  const char* const layouts[] = {"NCHW", "NHWC", "NCHW4c", "NCHW8c", "NCHW16c"};
+  const Layout layouts[] = {Layout::kNCHW, Layout::kNHWC, Layout::kNCHW4c, Layout::kNCHW8c, Layout::kNCHW16c};
+  auto key_of = [](const Row& r) { return r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)"; };
   std::vector<std::string> keys;
   for (const Row& r : rows) {
-    const std::string key = r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)";
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    if (std::find(keys.begin(), keys.end(), key_of(r)) == keys.end()) keys.push_back(key_of(r));
   }
-  std::printf("\nverdict (kernel time summed over the workloads that ran every layout):\n");
+  std::printf("\nverdict (minimum times summed over the workloads named):\n");
   for (const std::string& key : keys) {
     std::vector<std::string> workloads;
+    std::map<std::pair<std::string, std::string>, double> ms;  // (workload, path) -> ms_min
     for (const Row& r : rows) {
-      if (r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)" == key &&
-          std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) {
-        workloads.push_back(r.workload);
-      }
+      if (key_of(r) != key) continue;
+      if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) workloads.push_back(r.workload);
+      ms[{r.workload, r.path}] = r.ms_min;
     }
-    double sum[5] = {0, 0, 0, 0, 0};
+    auto has = [&](const std::string& wl, const std::string& path) { return ms.count({wl, path}) > 0; };
+    std::vector<Layout> ran;
+    for (Layout l : layouts) {
+      const auto ran_l = [&](const std::string& wl) { return has(wl, ToString(l)); };
+      if (std::any_of(workloads.begin(), workloads.end(), ran_l)) ran.push_back(l);
+    }
+    std::vector<double> sum(ran.size(), 0.0);
     std::string used;
     for (const std::string& wl : workloads) {
-      double ms[5] = {-1, -1, -1, -1, -1};
-      for (const Row& r : rows) {
-        if (r.workload != wl || r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)" != key) continue;
-        for (int l = 0; l < 5; ++l) {
-          if (r.path == layouts[l]) ms[l] = r.ms_min;
-        }
-      }
-      if (*std::min_element(ms, ms + 5) < 0) continue;
-      for (int l = 0; l < 5; ++l) sum[l] += ms[l];
+      if (!std::all_of(ran.begin(), ran.end(), [&](Layout l) { return has(wl, ToString(l)); })) continue;
+      for (size_t l = 0; l < ran.size(); ++l) sum[l] += ms[{wl, ToString(ran[l])}];
       used += (used.empty() ? "" : ",") + wl;
     }
     if (used.empty()) continue;
-    const int best = static_cast<int>(std::min_element(sum, sum + 5) - sum);
-    std::printf("  %-24s best %-7s (%s):", key.c_str(), layouts[best], used.c_str());
-    for (int l = 0; l < 5; ++l) {
-      if (l != best) std::printf(" %s %.2fx", layouts[l], sum[l] / sum[best]);
+    const size_t best = static_cast<size_t>(std::min_element(sum.begin(), sum.end()) - sum.begin());
+    std::printf("  %-24s best kernel layout %-7s (%s):", key.c_str(), ToString(ran[best]), used.c_str());
+    for (size_t l = 0; l < ran.size(); ++l) {
+      if (l != best) std::printf(" %s %.2fx", ToString(ran[l]), sum[l] / sum[best]);
     }
     std::printf("\n");
+    for (const Conversion& c : kConversions) {
+      const std::string name = ConversionName(c);
+      double row = 0, native = 0, inner = 0;
+      std::string over;
+      for (const std::string& wl : workloads) {
+        if (!has(wl, name) || !has(wl, ToString(c.data)) || !has(wl, ToString(c.kernel))) continue;
+        row += ms[{wl, name}];
+        native += ms[{wl, ToString(c.data)}];
+        inner += ms[{wl, ToString(c.kernel)}];
+        over += (over.empty() ? "" : ",") + wl;
+      }
+      if (over.empty()) continue;
+      std::printf("    %-8s data on the %-7s kernel (%s): %.2fx the %s kernel's time, transforms %.0f%% of it (%s)\n",
+                  ToString(c.data), ToString(c.kernel), name.c_str(), row / native, ToString(c.data),
+                  100 * (row - inner) / row, over.c_str());
+    }
   }
 }
 
@@ -446,6 +635,7 @@ int Main(int argc, char** argv) {
 
   std::vector<Row> rows;
   std::vector<LimitRow> limits;
+  std::vector<TransformRow> transforms;
   std::vector<std::string> violations;  // rows above their limit
   if (!specs.empty()) {
     std::printf("%-9s %-7s %-5s %3s | %-31s | %-31s | %-20s | %-20s | %s\n", "workload", "isa", "dtype", "thr",
@@ -455,8 +645,12 @@ int Main(int argc, char** argv) {
   for (const WorkloadSpec& spec : specs) {
     std::fprintf(stderr, "building workload %s...\n", spec.name.c_str());
     const Workload w = MakeWorkload(spec);
-    AlignedBuffer out(w.OutputSize()), out_t(w.OutputSize()), map_t(w.nchw.size());
-    // The blocked rows' output (padded channels) and the reference they are checked against before timing.
+    const MapShape shape{spec.channels, {spec.height}, {spec.width}};
+    ConversionScratch scratch(shape, spec.num_rois, spec.pooled);
+    // The copy the transforms are held to: one pass over buffers of the NCHW map's bytes, read and written.
+    PeakMeter copy_meter(shape.Bytes(Layout::kNCHW, DType::kF32), shape.Bytes(Layout::kNCHW, DType::kF32));
+    // The blocked rows' output (padded channels), and the reference every f32 row is checked against before timing.
+    AlignedBuffer out(w.OutputSize());
     const int64_t padded = internal::StoredChannels(Layout::kNCHW16c, spec.channels);
     AlignedBuffer out_b(static_cast<size_t>(spec.num_rois * padded * spec.pooled * spec.pooled));
     AlignedBuffer ref_out(w.OutputSize());
@@ -481,7 +675,7 @@ int Main(int argc, char** argv) {
       for (size_t i = 0; i < threads.size(); ++i) j << (i ? ", " : "") << threads[i];
       j << "]}\n";
     }
-    const int64_t C = spec.channels, H = spec.height, W = spec.width, K = spec.num_rois, P = spec.pooled;
+    const int64_t C = spec.channels, K = spec.num_rois, P = spec.pooled;
     // Buffers of the bytes that must move, per dtype (bench/limit.h).
     std::vector<std::unique_ptr<PeakMeter>> meters;
     for (DType dtype : dtypes) {
@@ -508,48 +702,68 @@ int Main(int argc, char** argv) {
             }
           }
         }
+        // The kernel of `layout`, as the conversion rows call it: on one map given as a pointer.
+        auto kernel_on = [&](Layout layout, DType d) -> KernelOn {
+          const SelectResult* k = layout == Layout::kNCHW   ? &nchw
+                                  : layout == Layout::kNHWC ? &nhwc
+                                                            : &blocked[BlockedIndex(layout)];
+          const Inputs in = w.InputsFor(layout, d);
+          return [k, in](const std::vector<const void*>& maps, void* dst, int nt) {
+            Inputs with_map = in;
+            with_map.input = maps[0];
+            return (*k)->Run(with_map, dst, nt);
+          };
+        };
         for (size_t ti = 0; ti < threads.size(); ++ti) {
           const int nt = threads[ti];
           std::fprintf(stderr, "  %s %s %s %d thread(s)...\n", spec.name.c_str(), t->isa, ToString(dtype), nt);
           const Inputs in_nchw = w.InputsFor(Layout::kNCHW, dtype), in_nhwc = w.InputsFor(Layout::kNHWC, dtype);
-          Inputs in_nchw_t = in_nchw, in_nhwc_t = in_nhwc;
-          in_nchw_t.input = map_t.data();
-          in_nhwc_t.input = map_t.data();
-          std::vector<std::function<Status()>> paths = {
-              [&] { return nchw->Run(in_nchw, out.data(), nt); },
-              [&] { return nhwc->Run(in_nhwc, out.data(), nt); },
-              [&] {
-                Status s = NhwcToNchw(dtype, in_nhwc.input, 1, C, H, W, map_t.data(), nt);
-                if (s.ok()) s = nchw->Run(in_nchw_t, out_t.data(), nt);
-                if (s.ok()) s = NchwToNhwc(dtype, out_t.data(), K, C, P, P, out.data(), nt);
-                return s;
-              },
-              [&] {
-                Status s = NchwToNhwc(dtype, in_nchw.input, 1, C, H, W, map_t.data(), nt);
-                if (s.ok()) s = nhwc->Run(in_nhwc_t, out_t.data(), nt);
-                if (s.ok()) s = NhwcToNchw(dtype, out_t.data(), K, C, P, P, out.data(), nt);
-                return s;
-              }};
-          std::vector<std::string> names = {"NCHW", "NHWC", "NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"};
-          // The blocked kernels (f32 maps only), each checked against the reference once before it is timed.
+          std::vector<std::function<Status()>> paths = {[&] { return nchw->Run(in_nchw, out.data(), nt); },
+                                                        [&] { return nhwc->Run(in_nhwc, out.data(), nt); }};
+          std::vector<std::string> names = {"NCHW", "NHWC"};
+          const std::string what = spec.name + " " + t->isa + " " + ToString(dtype) + " ";
+          const bool check = ti == 0 && dtype == DType::kF32;  // the reference is f32
+          if (check) {
+            CheckOrExit(what + "NCHW", paths[0], out.data(), Layout::kNCHW, ref_out.data(), K, C, P);
+            CheckOrExit(what + "NHWC", paths[1], out.data(), Layout::kNHWC, ref_out.data(), K, C, P);
+          }
+          // The conversion rows (bench/conversions.h) whose layouts are all served in this dtype; the NCHW<->NHWC
+          // ones first, in the table's columns.
+          auto add_conversions = [&](bool with_blocked) {
+            for (const Conversion& c : kConversions) {
+              if ((internal::IsBlocked(c.data) || internal::IsBlocked(c.kernel)) != with_blocked) continue;
+              float* dst = internal::IsBlocked(c.data) ? out_b.data() : out.data();
+              paths.push_back(ConversionPath(c, dtype, shape, {w.Map(c.data, dtype)}, kernel_on(c.kernel, dtype), K,
+                                             P, &scratch, dst, nt));
+              names.push_back(ConversionName(c));
+              if (check) CheckOrExit(what + names.back(), paths.back(), dst, c.data, ref_out.data(), K, C, P);
+            }
+          };
+          add_conversions(false);
+          // The blocked kernels (f32 maps only).
           for (size_t b = 0; b < blocked.size(); ++b) {
             const SelectResult& kernel = blocked[b];
             const Inputs in_b = w.InputsFor(kBlockedLayouts[b], dtype);
             paths.push_back([&kernel, in_b, &out_b, nt] { return kernel->Run(in_b, out_b.data(), nt); });
             names.push_back(ToString(kBlockedLayouts[b]));
-            if (ti == 0) {
-              RunOrExit(paths.back());
-              const double diff = MaxAbsDiff(out_b.data(), kBlockedLayouts[b], ref_out.data(), Layout::kNCHW, K, C, P, P);
-              if (!(diff <= 1e-4)) {
-                std::fprintf(stderr, "error: %s %s %s differs from the reference by %g\n", spec.name.c_str(),
-                             kernel->name().c_str(), ToString(dtype), diff);
-                return 1;
-              }
+            if (check) {
+              CheckOrExit(what + names.back(), paths.back(), out_b.data(), kBlockedLayouts[b], ref_out.data(), K, C,
+                          P);
             }
           }
-          std::vector<Peaks> peaks;
+          if (!blocked.empty()) add_conversions(true);
+          // The transforms do not depend on the ISA the kernels were selected for: timed once, with the first, f32.
+          const bool time_transforms = t == targets[0] && dtype == DType::kF32;
+          const std::vector<const void*> nchw_map = {w.nchw.data()};
+          for (size_t k = 0; time_transforms && k < 3; ++k) {
+            paths.push_back(
+                TransformPath(Layout::kNCHW, kBandwidthLayouts[k], DType::kF32, shape, nchw_map, &scratch, nt));
+            if (ti == 0) CheckTransformOrExit(spec.name, paths.back(), scratch, kBandwidthLayouts[k], shape, nchw_map);
+          }
+          std::vector<Peaks> peaks, copies;
           std::vector<std::vector<double>> seconds;
-          RoundRobin(repeats, nt, meters[di].get(), paths, &peaks, &seconds);
+          RoundRobin(repeats, nt, meters[di].get(), time_transforms ? &copy_meter : nullptr, paths, &peaks, &copies,
+                     &seconds);
           const LimitRow lr = SummarizeLimit(spec.name, t->isa, ToString(dtype), nt, w,
                                              Bytes(w.distinct_input_bytes, dtype), Bytes(w.output_bytes, dtype), peaks);
           limits.push_back(lr);
@@ -561,7 +775,7 @@ int Main(int argc, char** argv) {
                        lr.best.gadd_per_s, lr.best.move_seconds * 1e3, lr.best.moved_bytes / lr.best.move_seconds / 1e9,
                        lr.median.gfma_per_s, lr.median.gadd_per_s, lr.median.move_seconds * 1e3);
           std::vector<Row> now;
-          for (size_t i = 0; i < paths.size(); ++i) {
+          for (size_t i = 0; i < names.size(); ++i) {
             const double best = *std::min_element(seconds[i].begin(), seconds[i].end()), median = Median(seconds[i]);
             now.push_back({spec.name, t->isa, ToString(dtype), names[i], nt, median * 1e3, best * 1e3,
                            lr.limit.seconds / best, lr.limit.seconds / median, w.fmas / best / 1e9,
@@ -586,7 +800,14 @@ int Main(int argc, char** argv) {
           std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | %s\n", spec.name.c_str(),
                       t->isa, ToString(dtype), nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
                       now[3].ms_min, now[3].ms, winner);
-          PrintBlocked(now);
+          PrintExtras(now, 4);
+          for (size_t k = 0; time_transforms && k < 3; ++k) {
+            const Layout to = kBandwidthLayouts[k];
+            transforms.push_back(SummarizeTransform(spec.name, nt, Layout::kNCHW, to,
+                                                    shape.Bytes(Layout::kNCHW, DType::kF32),
+                                                    shape.Bytes(to, DType::kF32), seconds[names.size() + k], copies));
+            PrintTransform(transforms.back());
+          }
           std::fflush(stdout);
         }
       }
@@ -595,7 +816,7 @@ int Main(int argc, char** argv) {
   const bool run_fpn = custom.empty() && (workload_names.empty() ||
                                           std::find(workload_names.begin(), workload_names.end(), "fpn") !=
                                               workload_names.end());
-  if (run_fpn) RunPyramid(targets, threads, repeats, dump_dir, &rows, &limits, &violations);
+  if (run_fpn) RunPyramid(targets, threads, repeats, dump_dir, &rows, &limits, &transforms, &violations);
   PrintVerdict(rows);
   if (!json_path.empty()) {
     // Per thread count, the best arithmetic rates of every round of the run.
@@ -643,6 +864,18 @@ int Main(int argc, char** argv) {
         << ", \"fraction_of_limit_median\": " << r.fraction_median << ", \"gfma_per_s\": " << r.gfma
         << ", \"load_gb_per_s\": " << r.load_gb << "}"
         << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    j << "  ],\n  \"transforms\": [\n";
+    for (size_t i = 0; i < transforms.size(); ++i) {
+      const TransformRow& t = transforms[i];
+      j << "    {\"workload\": \"" << t.workload << "\", \"dtype\": \"F32\", \"threads\": " << t.threads
+        << ", \"from\": \"" << ToString(t.from) << "\", \"to\": \"" << ToString(t.to)
+        << "\", \"read_bytes\": " << t.read_bytes << ", \"write_bytes\": " << t.write_bytes << ", \"ms\": " << t.ms
+        << ", \"ms_min\": " << t.ms_min << ", \"gb_per_s\": " << t.gb_per_s
+        << ", \"gb_per_s_median\": " << t.gb_per_s_median << ", \"copy_gb_per_s\": {\"best\": " << t.copy_gb_per_s
+        << ", \"median\": " << t.copy_gb_per_s_median << "}, \"fraction_of_copy\": " << t.fraction
+        << ", \"fraction_of_copy_median\": " << t.fraction_median << "}" << (i + 1 < transforms.size() ? "," : "")
+        << "\n";
     }
     j << "  ]\n}\n";
     std::fprintf(stderr, "wrote %s\n", json_path.c_str());

@@ -35,6 +35,9 @@ class PeakMeter {
   // One measurement now with `threads` threads: each rate is the best of two back-to-back runs, the move the
   // best of four passes in alternating directions (each starts on the data the caches kept from the last).
   Peaks Measure(int threads);
+  // Only the move of Measure (the rates stay 0): a copy's bandwidth, for buffers sized as a transform's input and
+  // output.
+  Peaks MeasureMove(int threads);
 
  private:
   AlignedBuffer read_, write_;

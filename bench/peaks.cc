@@ -181,6 +181,14 @@ Peaks PeakMeter::Measure(int threads) {
     }
     (kind == 0 ? p.gfma_per_s : p.gadd_per_s) = best;
   }
+  const Peaks move = MeasureMove(threads);
+  p.move_seconds = move.move_seconds;
+  p.moved_bytes = move.moved_bytes;
+  return p;
+}
+
+Peaks PeakMeter::MeasureMove(int threads) {
+  Peaks p;
   p.move_seconds = 1e30;
   bool reverse = false;  // alternates: each pass starts where the one before ended, on the warmest data
   for (bool stream : {true, false}) {

@@ -12,7 +12,8 @@ Usage:
                   "gfma_per_s"}]}
 --peers is bench/peers.py's JSON: {"peers": [{"peer", "variant", "version", "workload", "threads", "ms", "status"}]}
 
-One panel per workload. Bars are milliseconds per call (log scale when the values span more than 20x), grouped by
+The report's "transforms" (map transforms against a copy's bandwidth) are not drawn; bench/report_tables.py prints
+them. One panel per workload. Bars are milliseconds per call (log scale when the values span more than 20x), grouped by
 (isa, dtype, threads), one bar per path; each of our bars is labelled with fraction_of_limit (the limit of
 docs/performance-model.md / measured time) as a percentage. Peers whose status is "ok" follow each thread count as a
 group of their own, in a distinct (grey/hatched) palette; peers that were skipped or mismatched are listed under the
@@ -35,8 +36,17 @@ except ImportError as _e:
                      "(apt-get install python3-matplotlib)\n" % _e)
     sys.exit(2)
 
-PATH_ORDER = ["NCHW", "NHWC", "NCHW4c", "NCHW8c", "NCHW16c", "NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"]
-PATH_COLORS = ["#1f77b4", "#ff7f0e", "#8fbbd9", "#ffbf86", "#2ca02c", "#d62728"]  # transforms: paler kin
+BLOCKS = ["NCHW4c", "NCHW8c", "NCHW16c"]
+# Kernels, then the conversion rows ("D->K kernel->D": data in D run by K's kernel), those around each block beside
+# each other.
+PATH_ORDER = (["NCHW", "NHWC"] + BLOCKS + ["NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"]
+              + [p for b in BLOCKS for p in ("%s->NHWC kernel->%s" % (b, b), "NCHW->%s kernel->NCHW" % b)]
+              + ["NCHW level by level", "NHWC level by level"])
+# One colour per path in PATH_ORDER: the kernels strong; a conversion from NHWC or a blocked layout a paler kin of
+# its data's layout, one from NCHW a colour of its own (three of them would not tell apart as shades of blue); the
+# fpn workload's level-by-level baselines dark.
+PATH_COLORS = ["#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#2ca02c", "#ffbb78", "#aec7e8",
+               "#c5b0d5", "#e377c2", "#c49c94", "#bcbd22", "#98df8a", "#17becf", "#393b79", "#ad494a"]
 PEER_COLORS = ["#4d4d4d", "#8c8c8c", "#b07aa1", "#9c755f", "#bab0ac", "#6b4c9a"]
 LOG_RANGE = 20.0  # log scale when max/min of a panel's bars exceeds this
 

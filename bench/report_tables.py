@@ -5,7 +5,8 @@
 
   bench/report_tables.py [OUT_DIR]        (default: out; reads layout_report.json and, if present, peers.json)
 
-Prints: the limits and peaks, the layout table (every ISA), then for the best ISA of the run (the one target "host"
+Prints: the limits and peaks, the layout table (every ISA), the blocked layouts against NHWC and the issue's criteria,
+the conversions around each block, the transforms' bandwidth against a copy's, then for the best ISA of the run (the one target "host"
 selects, e.g. AVX-512 or AVX2) the summary (workload x layout x threads: ms min and median, fraction_of_limit at
 each, speed-up against every peer), the detail table (GFMA/s, load GB/s, targets), thread scaling, all of them f32; the 16-bit dtypes against f32 when the run had them (--dtypes); and the
 peers against our faster kernel. Every ratio in it comes from the one run. Times are medians of the rounds unless
@@ -125,6 +126,51 @@ def main(argv):
         print(f"| {w} | {isa} | {t} | {b['ms_min']:.1f} / {b['ms']:.1f} | " + " | ".join(cells) +
               f" | {match['ms_min'] / b['ms_min'] if match else float('nan'):.2f}x "
               f"| {tvt / max(x['ms'] for x in blocks) if tvt else float('nan'):.1f}x |")
+
+    # The issue's criteria for the blocked layouts: the block matching the ISA's vector within 1.15x of NHWC (minimum
+    # times), every block >= 10x faster than torchvision NCHW (its median over ours).
+    print("\n| workload | ISA | threads | NHWC ms min | matching block ms min | match / NHWC (≤ 1.15) | torchvision ms "
+          "| tv / NCHW4c | tv / NCHW8c | tv / NCHW16c (≥ 10) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for w, isa, t in keys:
+        b, match = by.get((w, isa, t, "NHWC")), by.get((w, isa, t, MATCHING.get(isa, "")))
+        blocks = [by.get((w, isa, t, p)) for p in BLOCKED]
+        if not b or not match or not all(blocks):
+            continue
+        tvt = tv1.get((w, t))
+        ratios = [f"{tvt / x['ms']:.1f}x" if tvt else "" for x in blocks]
+        print(f"| {w} | {isa} | {t} | {b['ms_min']:.1f} | {match['path']} {match['ms_min']:.1f} | "
+              f"{match['ms_min'] / b['ms_min']:.2f}x | {f'{tvt:.0f}' if tvt else ''} | " + " | ".join(ratios) + " |")
+
+    # Conversions around each block: its data on the NHWC kernel, and NCHW data on its kernel, each against the
+    # kernel on the data's own layout (minimum times; the transforms' share is the row minus the kernel it wraps).
+    print("\n| workload | ISA | threads | block b | NCHWb kernel ms | NCHWb → NHWC kernel → NCHWb ms (/ NCHWb kernel, "
+          "transforms' share) | NCHW kernel ms | NCHW → NCHWb kernel → NCHW ms (/ NCHW kernel, transforms' share) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for w, isa, t in keys:
+        nhwc, nchw = by.get((w, isa, t, "NHWC")), by.get((w, isa, t, "NCHW"))
+        for block in BLOCKED:
+            kernel = by.get((w, isa, t, block))
+            to_nhwc = by.get((w, isa, t, f"{block}->NHWC kernel->{block}"))
+            from_nchw = by.get((w, isa, t, f"NCHW->{block} kernel->NCHW"))
+            if not (nhwc and nchw and kernel and to_nhwc and from_nchw):
+                continue
+            print(f"| {w} | {isa} | {t} | {block} | {kernel['ms_min']:.1f} | "
+                  f"{to_nhwc['ms_min']:.1f} / {to_nhwc['ms']:.1f} ({to_nhwc['ms_min'] / kernel['ms_min']:.2f}x, "
+                  f"{100 * (to_nhwc['ms_min'] - nhwc['ms_min']) / to_nhwc['ms_min']:.0f}%) | {nchw['ms_min']:.1f} | "
+                  f"{from_nchw['ms_min']:.1f} / {from_nchw['ms']:.1f} ({from_nchw['ms_min'] / nchw['ms_min']:.2f}x, "
+                  f"{100 * (from_nchw['ms_min'] - kernel['ms_min']) / from_nchw['ms_min']:.0f}%) |")
+
+    transforms = report.get("transforms", [])
+    if transforms:
+        print("\n| workload | threads | transform | ms min / median | GB/s (read + written), at min / median "
+              "| copy GB/s, best / median of the rounds | of copy: best / best, rounds' median |")
+        print("|---|---|---|---|---|---|---|")
+        for x in sorted(transforms, key=lambda x: (rank(x["workload"]), x["threads"])):
+            print(f"| {x['workload']} | {x['threads']} | {x['from']} → {x['to']} | {x['ms_min']:.2f} / {x['ms']:.2f} | "
+                  f"{x['gb_per_s']:.1f} / {x['gb_per_s_median']:.1f} | {x['copy_gb_per_s']['best']:.1f} / "
+                  f"{x['copy_gb_per_s']['median']:.1f} | {100 * x['fraction_of_copy']:.0f}% / "
+                  f"{100 * x['fraction_of_copy_median']:.0f}% |")
 
     rows = sorted((r for r in results if r["isa"] == host_isa and r["path"] in ("NCHW", "NHWC") + BLOCKED),
                   key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["path"], r["threads"]))
