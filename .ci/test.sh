@@ -150,13 +150,14 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
   stage "ASan + UBSan (clang): the test suite, then libFuzzer over the C API: single- and"\
 " multi-level, layout transforms (${ROIALIGN_FUZZ_SECONDS:-60} s each)"
   # One instrumented build serves both: the fuzzers' coverage hooks (fuzzer-no-link) cost the tests little, and
-  # the kernels compile once under the sanitizers instead of twice.
+  # the kernels compile once under the sanitizers instead of twice. The C tests link UBSan's C++ runtime, which
+  # the library's C++ checks (vptr, function) call into.
   san="$build-sanitizers"
   sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   CC=clang CXX=clang++ cmake -S . -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROIALIGN_BUILD_BENCHMARKS=OFF \
     -DROIALIGN_TEST_TORCHVISION=OFF -DROIALIGN_BUILD_FUZZERS=ON -DCMAKE_CXX_FLAGS="$sanitize" \
-    -DCMAKE_C_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
+    -DCMAKE_C_FLAGS="$sanitize" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined -fsanitize-link-c++-runtime -lstdc++"
   cmake --build "$san" -j "$jobs"
   # The blocked layouts skip the kernel tests of the in-place path they share with NHWC (whose bits they give,
   # asserted by BlockedLayoutsPadWithZerosAndGiveNhwcBits); docs/testing.md.
