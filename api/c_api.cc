@@ -709,12 +709,12 @@ R ForKind(int kind, R unknown, F&& f) {
 extern "C" {
 
 const char* roialign_enum_name(roialign_enum_kind kind, int32_t value) {
-  return ForKind<const char*>(static_cast<int>(kind), nullptr,
+  return ForKind<const char*>(RawEnum(kind), nullptr,
                               [&](auto e) { return NameIn<decltype(e)>(value); });
 }
 
 int32_t roialign_enum_parse(roialign_enum_kind kind, const char* name) {
-  return ForKind<int32_t>(static_cast<int>(kind), -1, [&](auto e) { return ParseIn<decltype(e)>(name); });
+  return ForKind<int32_t>(RawEnum(kind), -1, [&](auto e) { return ParseIn<decltype(e)>(name); });
 }
 
 }  // extern "C"
