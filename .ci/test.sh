@@ -161,8 +161,9 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
   cmake --build "$san" -j "$jobs"
   # The blocked layouts skip the kernel tests of the in-place path they share with NHWC (whose bits they give,
   # asserted by BlockedLayoutsPadWithZerosAndGiveNhwcBits); docs/testing.md.
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$san" -j "$jobs" --output-on-failure \
-    -E "($blocked_heavy_tests)/roi_align_nchw(4|8|16)c_"
+  export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    LSAN_OPTIONS="suppressions=$root/.ci/lsan-suppressions.txt"
+  ctest --test-dir "$san" -j "$jobs" --output-on-failure -E "($blocked_heavy_tests)/roi_align_nchw(4|8|16)c_"
   # New inputs go to the build tree; the seed corpora (with every past crash) stay read-only in tests/fuzz.
   # pipefail (set above) makes a crash fail this step despite the tail.
   for target in c_api:corpus multi_level:corpus_multi_level transform_layout:corpus_transform_layout; do
@@ -172,6 +173,7 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
       -max_total_time="${ROIALIGN_FUZZ_SECONDS:-60}" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 2>&1 \
       | tail -n 15)
   done
+  unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 fi
 
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
