@@ -20,8 +20,9 @@ namespace internal {
 // first block is aligned inside, which the size counts).
 inline constexpr size_t kArenaAlignment = HWY_ALIGNMENT > 64 ? HWY_ALIGNMENT : 64;
 
-// Blocks aligned for whole-vector access (kernels/aligned_memory.h), from Highway's aligned allocator: the
-// memory a kernel's pool keeps between runs.
+// Blocks aligned for whole-vector access, from Highway's aligned allocator: the memory a kernel's pool keeps between
+// runs. (A plain new[] of a few MB comes from mmap with a 16-byte header, so every 64-byte load would straddle two
+// cache lines.)
 class VectorAlignedResource final : public std::pmr::memory_resource {
  public:
   static VectorAlignedResource* Get() {
