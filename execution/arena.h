@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <memory_resource>
 #include <new>
+#include <string>
+
+#include "core/messages.h"
 
 namespace roialign {
 namespace internal {
@@ -83,6 +86,12 @@ class Arena final : public std::pmr::memory_resource {
   unsigned char* base_ = nullptr;
   size_t capacity_ = 0, size_ = 0, used_ = 0;
 };
+
+// INVALID_ARGUMENT for a workspace run that `arena` cannot hold: the bytes it needs, and the function that tells.
+inline Status WorkspaceTooSmall(const Arena& arena, const char* size_function) {
+  return Invalid("options->workspace_size is " + std::to_string(arena.size()) + " bytes; this run needs " +
+                 std::to_string(arena.needed()) + " (" + size_function + ")");
+}
 
 }  // namespace internal
 }  // namespace roialign

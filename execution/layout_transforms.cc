@@ -202,7 +202,7 @@ Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, i
                        int64_t height, int64_t width, void* output, const Threading& threading,
                        int64_t stream_above) {
   int64_t in_bytes = 0, out_bytes = 0;
-  Status s = threading.pool != nullptr ? ValidateThreadPool(threading.pool) : Status::Ok();
+  Status s = ValidateThreading(threading);
   if (s.ok()) s = CheckTransform(dtype, from, to, input, batch, channels, height, width, output, &in_bytes, &out_bytes);
   if (!s.ok() || in_bytes == 0) return s;
   const int64_t bytes = BytesOf(dtype), pixels = height * width;

@@ -41,8 +41,9 @@ void RunSlot(void* context, int64_t slot) {
 
 }  // namespace
 
-Status ValidateThreadPool(const roialign_threadpool* pool) {
-  if (pool == nullptr) return Status(StatusCode::kInvalidArgument, "thread pool is null");
+Status ValidateThreading(const Threading& threading) {
+  const roialign_threadpool* pool = threading.pool;
+  if (pool == nullptr) return Status::Ok();
   if (pool->parallel_for == nullptr) {
     return Status(StatusCode::kInvalidArgument, "thread pool has no parallel_for function");
   }

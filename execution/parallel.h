@@ -19,8 +19,8 @@ struct Threading {
   const roialign_threadpool* pool = nullptr;
 };
 
-// INVALID_ARGUMENT, naming the problem, for a null pool, a null parallel_for or num_threads < 1.
-Status ValidateThreadPool(const roialign_threadpool* pool);
+// OK without a pool; else INVALID_ARGUMENT, naming the problem, for a null parallel_for or num_threads < 1.
+Status ValidateThreading(const Threading& threading);
 
 // Threads a call will use, never more than `max_useful`.
 int ResolveThreadCount(const Threading& threading, int64_t max_useful);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <memory_resource>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -116,18 +117,28 @@ class WorkingMemoryPool {
   std::vector<std::unique_ptr<WorkingMemory>> free_;
 };
 
-// One Run's working memory, given back to its kernel's pool however the Run ends.
-class BorrowedMemory {
+// One Run's working memory: a set borrowed from its kernel's pool and given back however the Run ends, or, given
+// the caller's workspace, a set of the Run's own in its arena.
+class RunMemory {
  public:
-  explicit BorrowedMemory(WorkingMemoryPool& pool) : pool_(pool), memory_(pool.Acquire()) {}
-  ~BorrowedMemory() { pool_.Release(std::move(memory_)); }
-  BorrowedMemory(const BorrowedMemory&) = delete;
-  BorrowedMemory& operator=(const BorrowedMemory&) = delete;
-  WorkingMemory& get() { return *memory_; }
+  RunMemory(WorkingMemoryPool& pool, Arena* arena) : pool_(pool) {
+    if (arena != nullptr) {
+      own_.emplace(arena);
+    } else {
+      borrowed_ = pool.Acquire();
+    }
+  }
+  ~RunMemory() {
+    if (borrowed_ != nullptr) pool_.Release(std::move(borrowed_));
+  }
+  RunMemory(const RunMemory&) = delete;
+  RunMemory& operator=(const RunMemory&) = delete;
+  WorkingMemory& get() { return own_ ? *own_ : *borrowed_; }
 
  private:
   WorkingMemoryPool& pool_;
-  std::unique_ptr<WorkingMemory> memory_;
+  std::unique_ptr<WorkingMemory> borrowed_;
+  std::optional<WorkingMemory> own_;
 };
 
 }  // namespace internal
