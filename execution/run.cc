@@ -10,7 +10,6 @@
 #include "core/messages.h"
 #include "execution/arena.h"
 #include "execution/execute.h"
-#include "execution/kernel_access.h"
 #include "execution/parallel.h"
 #include "execution/plan.h"
 #include "execution/selected_kernel.h"
