@@ -86,16 +86,9 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
   std::pmr::vector<Inputs> inputs(L, heap);
   for (size_t l = 0; l < L; ++l) {
     params[l].spatial_scale = mp.scales[l];
-    Inputs& il = inputs[l];
-    il.input = in.maps[l].input;
-    il.batch = in.batch;
-    il.channels = in.channels;
-    il.height = in.maps[l].height;
-    il.width = in.maps[l].width;
-    il.rois = in.rois;
-    il.batch_indices = in.batch_indices;
-    il.num_rois = K;
-    s = CheckShape(params[l], il, output);
+    inputs[l] = {in.maps[l].input, in.batch, in.channels, in.maps[l].height, in.maps[l].width, in.rois,
+                 in.batch_indices, K};
+    s = CheckShape(params[l], inputs[l], output);
     if (!s.ok()) return Invalid(LevelPrefix(l) + s.message());
   }
 

@@ -16,18 +16,15 @@ namespace roialign {
 namespace internal {
 namespace {
 
-// a*b into *out unless it overflows int64 (all operands are >= 0).
-bool MulNoOverflow(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
-
 // Product of non-negative factors in int64, also bounded so that the byte size of `element_bytes`-byte elements
 // fits size_t.
 bool ElementCount(std::initializer_list<int64_t> dims, int64_t* count, int64_t element_bytes = 4) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (!MulNoOverflow(n, d, &n)) return false;
+    if (__builtin_mul_overflow(n, d, &n)) return false;
   }
   int64_t bytes;
-  if (!MulNoOverflow(n, element_bytes, &bytes)) return false;
+  if (__builtin_mul_overflow(n, element_bytes, &bytes)) return false;
   if (static_cast<uint64_t>(bytes) > std::numeric_limits<size_t>::max()) return false;
   *count = n;
   return true;
