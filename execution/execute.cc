@@ -47,8 +47,7 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
       const int64_t pixels = (pass.rows_end - pass.rows_begin) * W;
       const unsigned char* planes = static_cast<const unsigned char*>(problem.input) +
                                     (pass.image * C * H + pass.rows_begin) * W * element_bytes;
-      TransposeMatrices(f.transpose, element_bytes, planes, H * W, 1, C, pixels, memory.band_rows.data(), C,
-                        plan.threads, threading);
+      TransposeMatrix(f.transpose, planes, H * W, C, pixels, memory.band_rows.data(), C, plan.threads, threading);
       ctx.band = memory.band_rows.data();
     }
     const std::pmr::vector<int64_t>& rois = pass.rois;
