@@ -64,7 +64,6 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
 Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
                 RoiAxes* axes) {
   const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width;
-  float coords[4];
   int64_t batch = 0;
   if (in.batch_indices != nullptr) {
     batch = in.batch_indices[k];
@@ -72,7 +71,6 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
       return Invalid(RoiPrefix(k) + "batch index " + std::to_string(batch) + " is outside [0, " +
                      std::to_string(N) + ")");
     }
-    for (int i = 0; i < 4; ++i) coords[i] = in.rois[4 * k + i];
   } else {
     const float b = in.rois[5 * k];
     if (!std::isfinite(b) || b != std::floor(b)) {
@@ -82,8 +80,8 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
       return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
     }
     batch = static_cast<int64_t>(b);
-    for (int i = 0; i < 4; ++i) coords[i] = in.rois[5 * k + 1 + i];
   }
+  const float* const coords = in.rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);  // x1, y1, x2, y2
   for (int i = 0; i < 4; ++i) {
     if (!std::isfinite(coords[i])) {
       static const char* const kNames[4] = {"x1", "y1", "x2", "y2"};
