@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <memory_resource>
 #include <new>
+#include <string>
+
+#include "core/messages.h"
 
 namespace roialign {
 namespace internal {
@@ -20,8 +23,9 @@ namespace internal {
 // first block is aligned inside, which the size counts).
 inline constexpr size_t kArenaAlignment = HWY_ALIGNMENT > 64 ? HWY_ALIGNMENT : 64;
 
-// Blocks aligned for whole-vector access (kernels/aligned_memory.h), from Highway's aligned allocator: the
-// memory a kernel's pool keeps between runs.
+// Blocks aligned for whole-vector access, from Highway's aligned allocator: the memory a kernel's pool keeps between
+// runs. (A plain new[] of a few MB comes from mmap with a 16-byte header, so every 64-byte load would straddle two
+// cache lines.)
 class VectorAlignedResource final : public std::pmr::memory_resource {
  public:
   static VectorAlignedResource* Get() {
@@ -82,6 +86,12 @@ class Arena final : public std::pmr::memory_resource {
   unsigned char* base_ = nullptr;
   size_t capacity_ = 0, size_ = 0, used_ = 0;
 };
+
+// INVALID_ARGUMENT for a workspace run that `arena` cannot hold: the bytes it needs, and the function that tells.
+inline Status WorkspaceTooSmall(const Arena& arena, const char* size_function) {
+  return Invalid("options->workspace_size is " + std::to_string(arena.size()) + " bytes; this run needs " +
+                 std::to_string(arena.needed()) + " (" + size_function + ")");
+}
 
 }  // namespace internal
 }  // namespace roialign

@@ -15,12 +15,11 @@ namespace internal {
 
 void ReserveWorkingMemory(const Problem& problem, const Plan& plan, WorkingMemory& memory) {
   // Never shrinks the thread count: a multi-level call reserves for every level before running the first.
-  if (memory.per_thread.size() < static_cast<size_t>(plan.threads)) {
-    memory.per_thread.reserve(static_cast<size_t>(plan.threads));
-    while (memory.per_thread.size() < static_cast<size_t>(plan.threads)) memory.per_thread.emplace_back(memory.resource);
-  }
+  const size_t threads = static_cast<size_t>(plan.threads);
+  memory.per_thread.reserve(threads);
+  while (memory.per_thread.size() < threads) memory.per_thread.emplace_back(memory.resource);
   const bool tiles = plan.access == PixelAccess::kStaged;
-  for (size_t t = 0; t < static_cast<size_t>(plan.threads); ++t) memory.per_thread[t].Prepare(problem, tiles);
+  for (size_t t = 0; t < threads; ++t) memory.per_thread[t].Prepare(problem, tiles);
   memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
   if (!plan.partial_in_output) {
     memory.partial.Reserve(static_cast<size_t>(OutputElements(problem)));
@@ -48,8 +47,7 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
       const int64_t pixels = (pass.rows_end - pass.rows_begin) * W;
       const unsigned char* planes = static_cast<const unsigned char*>(problem.input) +
                                     (pass.image * C * H + pass.rows_begin) * W * element_bytes;
-      TransposeMatrices(f.transpose, element_bytes, planes, H * W, 1, C, pixels, memory.band_rows.data(), C,
-                        plan.threads, threading);
+      TransposeMatrix(f.transpose, planes, H * W, C, pixels, memory.band_rows.data(), C, plan.threads, threading);
       ctx.band = memory.band_rows.data();
     }
     const std::pmr::vector<int64_t>& rois = pass.rois;

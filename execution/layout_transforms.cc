@@ -21,18 +21,15 @@ namespace internal {
 // row bands.
 constexpr int64_t kBlock = 64;
 
-void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const void* src, int64_t src_stride,
-                       int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int max_threads,
-                       const Threading& threading) {
+void TransposeMatrix(TransposeBlockFn transpose, const void* src, int64_t src_stride, int64_t rows, int64_t cols,
+                     void* dst, int64_t dst_stride, int max_threads, const Threading& threading) {
   const int64_t row_blocks = (rows + kBlock - 1) / kBlock, col_blocks = (cols + kBlock - 1) / kBlock;
-  const int64_t tasks = batch * row_blocks * col_blocks;
-  const int64_t matrix_bytes = rows * cols * element_bytes;
+  const int64_t tasks = row_blocks * col_blocks;
   const int threads = std::min(max_threads, ResolveThreadCount(threading, tasks));
   ParallelFor(tasks, threads, threading, [&](int64_t t, int) {
-    const int64_t b = t / (row_blocks * col_blocks), rb = (t / col_blocks) % row_blocks, cb = t % col_blocks;
-    transpose(static_cast<const unsigned char*>(src) + b * matrix_bytes, src_stride, dst_stride, rb * kBlock,
-              std::min(rows, (rb + 1) * kBlock), cb * kBlock, std::min(cols, (cb + 1) * kBlock),
-              static_cast<unsigned char*>(dst) + b * matrix_bytes);
+    const int64_t rb = t / col_blocks, cb = t % col_blocks;
+    transpose(src, src_stride, dst_stride, rb * kBlock, std::min(rows, (rb + 1) * kBlock), cb * kBlock,
+              std::min(cols, (cb + 1) * kBlock), dst);
   });
 }
 
@@ -202,7 +199,7 @@ Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, i
                        int64_t height, int64_t width, void* output, const Threading& threading,
                        int64_t stream_above) {
   int64_t in_bytes = 0, out_bytes = 0;
-  Status s = threading.pool != nullptr ? ValidateThreadPool(threading.pool) : Status::Ok();
+  Status s = ValidateThreading(threading);
   if (s.ok()) s = CheckTransform(dtype, from, to, input, batch, channels, height, width, output, &in_bytes, &out_bytes);
   if (!s.ok() || in_bytes == 0) return s;
   const int64_t bytes = BytesOf(dtype), pixels = height * width;

@@ -1,6 +1,6 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Threaded transposes of whole matrices, block by block with a kernel's block transposer (the plan's band
+// A threaded transpose of a whole matrix, block by block with a kernel's block transposer (the plan's band
 // transform), and the public layout transforms between any two layouts, which transpose the same way.
 #ifndef ROIALIGN_EXECUTION_LAYOUT_TRANSFORMS_H_
 #define ROIALIGN_EXECUTION_LAYOUT_TRANSFORMS_H_
@@ -13,12 +13,10 @@
 namespace roialign {
 namespace internal {
 
-// For each of `batch` rows x cols matrices of `element_bytes`-byte elements, matrix b starting at element
-// b * rows * cols of src and of dst: dst[j * dst_stride + i] = src[i * src_stride + j], i < rows, j < cols. At
-// most `max_threads` threads of `threading`.
-void TransposeMatrices(TransposeBlockFn transpose, int64_t element_bytes, const void* src, int64_t src_stride,
-                       int64_t batch, int64_t rows, int64_t cols, void* dst, int64_t dst_stride, int max_threads,
-                       const Threading& threading);
+// dst[j * dst_stride + i] = src[i * src_stride + j], i < rows, j < cols, on at most `max_threads` threads of
+// `threading`.
+void TransposeMatrix(TransposeBlockFn transpose, const void* src, int64_t src_stride, int64_t rows, int64_t cols,
+                     void* dst, int64_t dst_stride, int max_threads, const Threading& threading);
 
 // Outputs larger than this would not stay in a typical last-level cache (execution/plan.cc uses the same bound), so
 // the transforms that can write them with non-temporal stores do.

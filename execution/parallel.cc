@@ -14,14 +14,6 @@ namespace roialign {
 namespace internal {
 namespace {
 
-int DefaultThreads() {
-#ifdef ROIALIGN_WITH_OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;  // no OpenMP: the calling thread only
-#endif
-}
-
 // One pool task per slot; each takes the next unclaimed task until none is left. Tasks vary by orders of
 // magnitude (RoI sizes), so claiming them one by one balances the load as OpenMP's dynamic schedule does,
 // and the slot index gives each concurrently running task its own working memory.
@@ -41,8 +33,9 @@ void RunSlot(void* context, int64_t slot) {
 
 }  // namespace
 
-Status ValidateThreadPool(const roialign_threadpool* pool) {
-  if (pool == nullptr) return Status(StatusCode::kInvalidArgument, "thread pool is null");
+Status ValidateThreading(const Threading& threading) {
+  const roialign_threadpool* pool = threading.pool;
+  if (pool == nullptr) return Status::Ok();
   if (pool->parallel_for == nullptr) {
     return Status(StatusCode::kInvalidArgument, "thread pool has no parallel_for function");
   }
@@ -54,12 +47,14 @@ Status ValidateThreadPool(const roialign_threadpool* pool) {
 }
 
 int ResolveThreadCount(const Threading& threading, int64_t max_useful) {
-  int64_t threads = threading.pool != nullptr ? threading.pool->num_threads
-                    : threading.num_threads > 0 ? threading.num_threads
-                                                : DefaultThreads();
-#ifndef ROIALIGN_WITH_OPENMP
-  if (threading.pool == nullptr) threads = 1;
+  int64_t threads = 1;  // without OpenMP, the calling thread only
+  if (threading.pool != nullptr) {
+    threads = threading.pool->num_threads;
+  } else {
+#ifdef ROIALIGN_WITH_OPENMP
+    threads = threading.num_threads > 0 ? threading.num_threads : omp_get_max_threads();
 #endif
+  }
   threads = std::min<int64_t>(threads, std::max<int64_t>(max_useful, 1));
   return static_cast<int>(std::max<int64_t>(threads, 1));
 }

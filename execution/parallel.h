@@ -5,11 +5,36 @@
 #define ROIALIGN_EXECUTION_PARALLEL_H_
 
 #include <cstdint>
-#include "execution/function_ref.h"
+#include <memory>
+#include <type_traits>
+#include <utility>
+
 #include "core/library.h"
 
 namespace roialign {
 namespace internal {
+
+template <typename Signature>
+class FunctionRef;
+
+// A non-owning reference to a callable: unlike std::function it never allocates, so launching a call's tasks cannot
+// fail once its memory is acquired. Valid only while the callable lives: pass it down the stack, never store it.
+template <typename R, typename... Args>
+class FunctionRef<R(Args...)> {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FunctionRef>>>
+  FunctionRef(F&& f) noexcept  // NOLINT(google-explicit-constructor): binds lambdas at call sites
+      : callable_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        invoke_([](void* c, Args... args) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(c))(std::forward<Args>(args)...);
+        }) {}
+
+  R operator()(Args... args) const { return invoke_(callable_, std::forward<Args>(args)...); }
+
+ private:
+  void* callable_;
+  R (*invoke_)(void*, Args...);
+};
 
 // Where a call's parallel work runs: the caller's pool when `pool` is set (validated: parallel_for non-null,
 // num_threads >= 1), else OpenMP threads (num_threads <= 0: OpenMP's default; one thread in a build without
@@ -19,8 +44,8 @@ struct Threading {
   const roialign_threadpool* pool = nullptr;
 };
 
-// INVALID_ARGUMENT, naming the problem, for a null pool, a null parallel_for or num_threads < 1.
-Status ValidateThreadPool(const roialign_threadpool* pool);
+// OK without a pool; else INVALID_ARGUMENT, naming the problem, for a null parallel_for or num_threads < 1.
+Status ValidateThreading(const Threading& threading);
 
 // Threads a call will use, never more than `max_useful`.
 int ResolveThreadCount(const Threading& threading, int64_t max_useful);

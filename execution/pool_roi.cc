@@ -191,7 +191,7 @@ void PoolRect(const Staged& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw
               int64_t channel_block) {
   Scratch& s = w.s;
   const int64_t PW = w.PW, gh = w.gh, gw = w.gw, bytes = w.bytes;
-  float* const bins = s.bins.get();
+  float* const bins = s.bins.data();
   MergedTap* const cols = s.merged.data() + 2 * w.p.max_grid_h;  // rows merge in front of them
   const int64_t nx = DistinctTaps(w.tx + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data());
   RemapTaps(w.tx + pw0 * gw, 1, 0, 0, (pw1 - pw0) * gw, s.cols.data(), nx, s.x_tile_taps.data() + pw0 * gw);
@@ -204,8 +204,8 @@ void PoolRect(const Staged& w, int64_t ph0, int64_t ph1, int64_t pw0, int64_t pw
       RemapTaps(w.ty + ph0 * gh, ph1 - ph0, gh, iy0, iy1, s.rows.data(), ny, s.y_tile_taps.data() + ph0 * gh);
       const void* plane = static_cast<const unsigned char*>(w.p.input) + w.map.Offset(w.roi.batch, c, 0, 0) * bytes;
       (bytes == 4 ? CopyTile<float> : CopyTile<uint16_t>)(plane, w.map.planes, w.map.row, s.rows.data(), ny,
-                                                           s.cols.data(), nx, n, stride, s.tile.get());
-      ChannelRun run = {s.tile.get(), s.tile.get() + ny * nx * stride * bytes, stride, nullptr, nullptr, false};
+                                                           s.cols.data(), nx, n, stride, s.tile.data());
+      ChannelRun run = {s.tile.data(), s.tile.data() + ny * nx * stride * bytes, stride, nullptr, nullptr, false};
       for (int64_t ph = ph0; ph < ph1; ++ph) {
         for (int64_t pw = pw0; pw < pw1; ++pw) {
           BinLayout b = {s.y_tile_taps.data() + ph * gh, s.x_tile_taps.data() + pw * gw, gh, gw, nx * stride, stride,
@@ -319,7 +319,7 @@ void PoolFromBand(const Staged& w) {
   const int64_t roi_offset = w.out.Offset(w.k, w.c_begin, 0, 0);
   unsigned char* const planes = static_cast<unsigned char*>(w.p.output) + roi_offset * bytes;
   float* const partial = w.ctx.partial + roi_offset;
-  float* const bins = s.bins.get();
+  float* const bins = s.bins.data();
   if (n * PH * PW <= static_cast<int64_t>(kTileFloats)) {
     // All the RoI's bins fit the bins buffer. Until its last band they stay channels-last in its own f32 partial
     // block (for f32 outputs its output block): a band pools its bin rows there in place, resuming a row from the
@@ -334,8 +334,8 @@ void PoolFromBand(const Staged& w) {
     // are one contiguous block of the output, never touched yet; staged in the (here unused) tile and streamed out,
     // its lines are not first read from memory.
     if (!w.ctx.plan->stream_output || ph0 > 0) return w.ctx.fns->bins_to_planes(bins, PH * PW, n, n, planes, PH * PW);
-    w.ctx.fns->bins_to_planes(bins, PH * PW, n, n, s.tile.get(), PH * PW);
-    return w.ctx.fns->stream_copy(s.tile.get(), n * PH * PW * bytes, planes);
+    w.ctx.fns->bins_to_planes(bins, PH * PW, n, n, s.tile.data(), PH * PW);
+    return w.ctx.fns->stream_copy(s.tile.data(), n * PH * PW * bytes, planes);
   }
   // Else the state is planar, and the bins of the rows in the band go as many at a time as the buffer holds.
   const int64_t bins_per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kTileFloats) / n);

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "execution/plan.h"
-#include "execution/scratch.h"
+#include "execution/working_memory.h"
 #include "kernels/kernel_descriptor.h"
 #include "kernels/problem.h"
 

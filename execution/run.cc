@@ -10,7 +10,6 @@
 #include "core/messages.h"
 #include "execution/arena.h"
 #include "execution/execute.h"
-#include "execution/kernel_access.h"
 #include "execution/parallel.h"
 #include "execution/plan.h"
 #include "execution/selected_kernel.h"
@@ -63,47 +62,34 @@ void Kernel::ReleaseWorkingMemory() const noexcept {
 
 namespace internal {
 
-// A workspace run that the arena cannot hold: INVALID_ARGUMENT naming the bytes it needs.
-Status WorkspaceTooSmall(const Arena& arena) {
-  return Invalid("options->workspace_size is " + std::to_string(arena.size()) + " bytes; this run needs " +
-                 std::to_string(arena.needed()) + " (roialign_workspace_size)");
-}
-
 // Every Run: validation, then the plan on `threading`, its memory from the kernel's pool or, given an arena,
 // all of it (plan and working memory) from the arena; a measuring arena stops before the first write.
 Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Threading& threading, Arena* arena,
              bool measure_only) {
-  if (threading.pool != nullptr) {
-    Status s = ValidateThreadPool(threading.pool);
-    if (!s.ok()) return s;
-  }
+  Status s = ValidateThreading(threading);
+  if (!s.ok()) return s;
   const SelectedKernel* selected = KernelAccess::Selected(kernel);
   if (selected == nullptr) {
     return Status(StatusCode::kInvalidArgument, "kernel is empty (not obtained from a successful Select)");
   }
+  std::pmr::memory_resource* const heap = arena != nullptr ? arena : std::pmr::new_delete_resource();
   Problem problem;
-  std::pmr::vector<RoiAxes> axes(arena != nullptr ? static_cast<std::pmr::memory_resource*>(arena)
-                                                  : std::pmr::new_delete_resource());
-  Status s = ValidateData(kernel.params(), inputs, output, &axes, &problem);
+  std::pmr::vector<RoiAxes> axes(heap);
+  s = ValidateData(kernel.params(), inputs, output, &axes, &problem);
   if (!s.ok()) return s;
   if (problem.num_rois == 0 || problem.channels == 0 || selected->custom) {
-    if (arena != nullptr && !measure_only && !arena->fits()) return WorkspaceTooSmall(*arena);
+    if (arena != nullptr && !measure_only && !arena->fits()) {
+      return WorkspaceTooSmall(*arena, "roialign_workspace_size");
+    }
     if (measure_only || problem.num_rois == 0 || problem.channels == 0) return Status::Ok();  // nothing to write
     return RunCustom(*selected, kernel.params(), inputs, output, threading);
   }
   try {
-    if (arena != nullptr) {
-      const Plan plan = MakePlan(problem, selected->access, threading, arena);
-      WorkingMemory memory(arena);
-      ReserveWorkingMemory(problem, plan, memory);
-      if (measure_only) return Status::Ok();
-      if (!arena->fits()) return WorkspaceTooSmall(*arena);
-      Execute(problem, plan, selected->fns, threading, memory);
-      return Status::Ok();
-    }
-    const Plan plan = MakePlan(problem, selected->access, threading, std::pmr::new_delete_resource());
-    internal::BorrowedMemory memory(selected->memory);
+    const Plan plan = MakePlan(problem, selected->access, threading, heap);
+    RunMemory memory(selected->memory, arena);
     ReserveWorkingMemory(problem, plan, memory.get());
+    if (measure_only) return Status::Ok();
+    if (arena != nullptr && !arena->fits()) return WorkspaceTooSmall(*arena, "roialign_workspace_size");
     // Everything is allocated: from here on the output is written, and nothing can fail.
     Execute(problem, plan, selected->fns, threading, memory.get());
   } catch (const std::bad_alloc&) {
@@ -121,11 +107,13 @@ Status RunInArena(const Kernel& kernel, const Inputs& inputs, void* output, int3
 }  // namespace internal
 
 Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
-  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {num_threads, nullptr}, nullptr, false); });
+  return internal::StatusOrOutOfMemory(
+      [&] { return internal::RunOn(*this, inputs, output, {num_threads, nullptr}, nullptr, false); });
 }
 
 Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory([&] { return internal::RunOn(*this, inputs, output, {0, &pool}, nullptr, false); });
+  return internal::StatusOrOutOfMemory(
+      [&] { return internal::RunOn(*this, inputs, output, {0, &pool}, nullptr, false); });
 }
 
 }  // namespace roialign

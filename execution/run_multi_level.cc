@@ -5,7 +5,6 @@
 // write each RoI's output in its own slot, so results are in input order with no scatter and no extra pass.
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <memory_resource>
 #include <new>
 #include <string>
@@ -15,7 +14,6 @@
 #include "core/messages.h"
 #include "execution/arena.h"
 #include "execution/execute.h"
-#include "execution/kernel_access.h"
 #include "execution/parallel.h"
 #include "execution/plan.h"
 #include "execution/pyramid_levels.h"
@@ -62,10 +60,8 @@ Status AssignLevels(const MultiLevelParams& mp, const MultiLevelInputs& in, std:
 Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& in, void* output,
                        const Threading& threading, Arena* arena, bool measure_only) {
   std::pmr::memory_resource* const heap = arena != nullptr ? arena : std::pmr::new_delete_resource();
-  if (threading.pool != nullptr) {
-    Status s = ValidateThreadPool(threading.pool);
-    if (!s.ok()) return s;
-  }
+  Status s = ValidateThreading(threading);
+  if (!s.ok()) return s;
   const SelectedKernel* selected = KernelAccess::Selected(KernelAccess::Inner(kernel));
   if (selected == nullptr) {
     return Invalid("multi-level kernel is empty (not obtained from a successful SelectMultiLevel)");
@@ -90,21 +86,14 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
   std::pmr::vector<Inputs> inputs(L, heap);
   for (size_t l = 0; l < L; ++l) {
     params[l].spatial_scale = mp.scales[l];
-    Inputs& il = inputs[l];
-    il.input = in.maps[l].input;
-    il.batch = in.batch;
-    il.channels = in.channels;
-    il.height = in.maps[l].height;
-    il.width = in.maps[l].width;
-    il.rois = in.rois;
-    il.batch_indices = in.batch_indices;
-    il.num_rois = K;
-    const Status s = CheckShape(params[l], il, output);
+    inputs[l] = {in.maps[l].input, in.batch, in.channels, in.maps[l].height, in.maps[l].width, in.rois,
+                 in.batch_indices, K};
+    s = CheckShape(params[l], inputs[l], output);
     if (!s.ok()) return Invalid(LevelPrefix(l) + s.message());
   }
 
   std::pmr::vector<int32_t> levels(heap);
-  Status s = AssignLevels(mp, in, &levels);
+  s = AssignLevels(mp, in, &levels);
   if (!s.ok()) return s;
   // Every RoI checked on its own level's map and scale; one not pooled only for its batch index and coordinates.
   std::pmr::vector<RoiTotals> totals(L, heap);
@@ -125,12 +114,9 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     }
     if (!s.ok()) return s;
   }
-  auto too_small = [&] {
-    return Invalid("options->workspace_size is " + std::to_string(arena->size()) + " bytes; this run needs " +
-                   std::to_string(arena->needed()) + " (roialign_multi_level_workspace_size)");
-  };
+  const char* const size_function = "roialign_multi_level_workspace_size";
   if (K == 0 || in.channels == 0) {  // nothing to write
-    if (arena != nullptr && !measure_only && !arena->fits()) return too_small();
+    if (arena != nullptr && !measure_only && !arena->fits()) return WorkspaceTooSmall(*arena, size_function);
     return Status::Ok();
   }
 
@@ -146,15 +132,7 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     std::pmr::vector<Problem> problems(L, heap);
     std::pmr::vector<Plan> plans(heap);
     plans.reserve(L);
-    // Working memory: the pool's, or a set of the run's own in the arena.
-    std::optional<BorrowedMemory> borrowed;
-    std::optional<WorkingMemory> own;
-    WorkingMemory* memory = nullptr;
-    if (arena == nullptr) {
-      memory = &borrowed.emplace(selected->memory).get();
-    } else {
-      memory = &own.emplace(arena);
-    }
+    RunMemory memory(selected->memory, arena);
     for (size_t l = 0; l < L; ++l) {
       if (counts[l] == 0) {
         plans.emplace_back(heap);
@@ -164,10 +142,10 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
       problems[l].roi_subset = order.data() + begin[l];
       problems[l].subset_size = counts[l];
       plans.push_back(MakePlan(problems[l], selected->access, threading, heap));
-      ReserveWorkingMemory(problems[l], plans[l], *memory);
+      ReserveWorkingMemory(problems[l], plans[l], memory.get());
     }
     if (measure_only) return Status::Ok();
-    if (arena != nullptr && !arena->fits()) return too_small();
+    if (arena != nullptr && !arena->fits()) return WorkspaceTooSmall(*arena, size_function);
     // Everything is allocated: from here on the output is written.
     const size_t roi_bytes = static_cast<size_t>(StoredChannels(mp.params.layout, in.channels) *
                                                  mp.params.pooled_height * mp.params.pooled_width *
@@ -178,7 +156,7 @@ Status RunMultiLevelOn(const MultiLevelKernel& kernel, const MultiLevelInputs& i
     }
     for (size_t l = 0; l < L; ++l) {
       if (counts[l] == 0) continue;
-      Execute(problems[l], plans[l], selected->fns, threading, *memory);
+      Execute(problems[l], plans[l], selected->fns, threading, memory.get());
     }
   } catch (const std::bad_alloc&) {
     return OutOfMemory("working memory", selected->name);
@@ -201,7 +179,8 @@ Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32
 }
 
 Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory([&] { return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool}, nullptr, false); });
+  return internal::StatusOrOutOfMemory(
+      [&] { return internal::RunMultiLevelOn(*this, inputs, output, {0, &pool}, nullptr, false); });
 }
 
 }  // namespace roialign

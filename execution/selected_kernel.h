@@ -1,17 +1,20 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
 // Everything Run executes, resolved once at selection: the functions of the selected ISA, how they reach the
-// pixels (which the planner plans for), and the kernel's working memory.
+// pixels (which the planner plans for), and the kernel's working memory; and the access through which selection
+// wraps it in a Kernel, and Run and tests reach it, without widening the public class.
 #ifndef ROIALIGN_EXECUTION_SELECTED_KERNEL_H_
 #define ROIALIGN_EXECUTION_SELECTED_KERNEL_H_
 
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 
+#include "core/library.h"
 #include "execution/plan.h"
 #include "execution/working_memory.h"
 #include "kernels/kernel_descriptor.h"
-#include "core/library.h"
 
 namespace roialign {
 namespace internal {
@@ -27,6 +30,24 @@ struct SelectedKernel {
 };
 
 }  // namespace internal
+
+struct KernelAccess {
+  static Kernel Make(std::shared_ptr<const internal::SelectedKernel> selected, const Params& params) {
+    Kernel k;
+    k.selected_ = std::move(selected);
+    k.params_ = params;
+    return k;
+  }
+  static const internal::SelectedKernel* Selected(const Kernel& k) { return k.selected_.get(); }
+  static MultiLevelKernel MakeMultiLevel(Kernel kernel, const MultiLevelParams& params) {
+    MultiLevelKernel k;
+    k.kernel_ = std::move(kernel);
+    k.params_ = params;
+    return k;
+  }
+  static const Kernel& Inner(const MultiLevelKernel& k) { return k.kernel_; }
+};
+
 }  // namespace roialign
 
 #endif  // ROIALIGN_EXECUTION_SELECTED_KERNEL_H_

@@ -16,18 +16,15 @@ namespace roialign {
 namespace internal {
 namespace {
 
-// a*b into *out unless it overflows int64 (all operands are >= 0).
-bool MulNoOverflow(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
-
 // Product of non-negative factors in int64, also bounded so that the byte size of `element_bytes`-byte elements
 // fits size_t.
 bool ElementCount(std::initializer_list<int64_t> dims, int64_t* count, int64_t element_bytes = 4) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (!MulNoOverflow(n, d, &n)) return false;
+    if (__builtin_mul_overflow(n, d, &n)) return false;
   }
   int64_t bytes;
-  if (!MulNoOverflow(n, element_bytes, &bytes)) return false;
+  if (__builtin_mul_overflow(n, element_bytes, &bytes)) return false;
   if (static_cast<uint64_t>(bytes) > std::numeric_limits<size_t>::max()) return false;
   *count = n;
   return true;
@@ -67,7 +64,6 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
 Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
                 RoiAxes* axes) {
   const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width;
-  float coords[4];
   int64_t batch = 0;
   if (in.batch_indices != nullptr) {
     batch = in.batch_indices[k];
@@ -75,7 +71,6 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
       return Invalid(RoiPrefix(k) + "batch index " + std::to_string(batch) + " is outside [0, " +
                      std::to_string(N) + ")");
     }
-    for (int i = 0; i < 4; ++i) coords[i] = in.rois[4 * k + i];
   } else {
     const float b = in.rois[5 * k];
     if (!std::isfinite(b) || b != std::floor(b)) {
@@ -85,8 +80,8 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
       return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
     }
     batch = static_cast<int64_t>(b);
-    for (int i = 0; i < 4; ++i) coords[i] = in.rois[5 * k + 1 + i];
   }
+  const float* const coords = in.rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);  // x1, y1, x2, y2
   for (int i = 0; i < 4; ++i) {
     if (!std::isfinite(coords[i])) {
       static const char* const kNames[4] = {"x1", "y1", "x2", "y2"};

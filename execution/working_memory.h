@@ -1,9 +1,10 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// A kernel's working memory, kept between calls: per-thread scratch, the channels-last band buffer and the f32
-// partial state. Each Run takes one set from its kernel's pool and gives it back, so concurrent Runs of one
-// kernel never share memory and repeated Runs do not allocate once the buffers have grown to the largest call.
-// A Run given the caller's workspace makes a set of its own in it instead (execution/arena.h).
+// A kernel's working memory, kept between calls: per-thread scratch of the drivers around the microkernel
+// (pool_roi.cc), the channels-last band buffer and the f32 partial state, all sized before the parallel region so
+// that the hot path never allocates. Each Run takes one set from its kernel's pool and gives it back, so concurrent
+// Runs of one kernel never share memory and repeated Runs do not allocate once the buffers have grown to the
+// largest call. A Run given the caller's workspace makes a set of its own in it instead (execution/arena.h).
 #ifndef ROIALIGN_EXECUTION_WORKING_MEMORY_H_
 #define ROIALIGN_EXECUTION_WORKING_MEMORY_H_
 
@@ -12,14 +13,86 @@
 #include <memory>
 #include <memory_resource>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "execution/arena.h"
-#include "execution/scratch.h"
+#include "kernels/merged_taps.h"
+#include "kernels/problem.h"
+#include "kernels/roi_geometry.h"
 
 namespace roialign {
 namespace internal {
+
+// A buffer that only grows; its contents are not kept when it does. Vector-aligned (kArenaAlignment): the
+// kernels read and write it a vector at a time.
+template <typename T>
+class GrowingBuffer {
+ public:
+  explicit GrowingBuffer(std::pmr::memory_resource* resource = VectorAlignedResource::Get()) : resource_(resource) {}
+  GrowingBuffer(GrowingBuffer&& other) noexcept
+      : resource_(other.resource_), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  GrowingBuffer& operator=(GrowingBuffer&&) = delete;
+  ~GrowingBuffer() { Free(); }
+
+  // Room for n elements; throws std::bad_alloc. The old block is freed first (so that peak memory is the new
+  // block alone), and a failure leaves the buffer empty with size 0, never a size without a block.
+  void Reserve(size_t n) {
+    if (n <= size_) return;
+    Free();
+    data_ = static_cast<T*>(resource_->allocate(n * sizeof(T), kArenaAlignment));
+    size_ = n;
+  }
+  // The block of the last successful Reserve(n): at least n elements.
+  T* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void Free() {
+    if (data_ != nullptr) resource_->deallocate(data_, size_ * sizeof(T), kArenaAlignment);
+    data_ = nullptr;
+    size_ = 0;
+  }
+  std::pmr::memory_resource* resource_;
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Pixels in a channels-last tile of a RoI's footprint (staged maps). With one vector of channels per pixel this
+// is 256 KiB on AVX-512 (a quarter of a 1 MiB L2); the buffers are sized for 2048-bit SVE (64 lanes).
+inline constexpr size_t kTilePixels = 4096;
+inline constexpr size_t kTileFloats = kTilePixels * 64;
+
+// One thread's buffers.
+struct Scratch {
+  explicit Scratch(std::pmr::memory_resource* r)
+      : y_tile_taps(r), x_tile_taps(r), rows(r), cols(r), merged(r), band_samples(r), bin_taps(r), tile(r), bins(r) {}
+  std::pmr::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile
+  std::pmr::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
+  std::pmr::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
+  std::pmr::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
+  std::pmr::vector<PixelTap> bin_taps;                 // kBinTaps: a piece of one bin's taps for the microkernel
+  // kTileFloats floats' bytes: channels-last footprint in the map's element type (not zeroed: kernels write first)
+  GrowingBuffer<unsigned char> tile;
+  GrowingBuffer<float> bins;  // kTileFloats: channels-last results before transposing
+
+  // Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
+  void Prepare(const Problem& problem, bool needs_tile) {
+    const size_t ny = static_cast<size_t>(problem.params.pooled_height * problem.max_grid_h);
+    const size_t nx = static_cast<size_t>(problem.params.pooled_width * problem.max_grid_w);
+    bin_taps.resize(static_cast<size_t>(kBinTaps));
+    merged.resize(static_cast<size_t>(2 * (problem.max_grid_h + problem.max_grid_w)));
+    if (!needs_tile) return;
+    y_tile_taps.resize(ny);
+    band_samples.resize(static_cast<size_t>(2 * problem.params.pooled_height));
+    x_tile_taps.resize(nx);
+    rows.resize(2 * ny);
+    cols.resize(2 * nx);
+    tile.Reserve(kTileFloats * sizeof(float));
+    bins.Reserve(kTileFloats);
+  }
+};
 
 // Every buffer from `resource`: the pool's from the heap, a workspace run's from the caller's arena.
 struct WorkingMemory {
@@ -44,18 +117,28 @@ class WorkingMemoryPool {
   std::vector<std::unique_ptr<WorkingMemory>> free_;
 };
 
-// One Run's working memory, given back to its kernel's pool however the Run ends.
-class BorrowedMemory {
+// One Run's working memory: a set borrowed from its kernel's pool and given back however the Run ends, or, given
+// the caller's workspace, a set of the Run's own in its arena.
+class RunMemory {
  public:
-  explicit BorrowedMemory(WorkingMemoryPool& pool) : pool_(pool), memory_(pool.Acquire()) {}
-  ~BorrowedMemory() { pool_.Release(std::move(memory_)); }
-  BorrowedMemory(const BorrowedMemory&) = delete;
-  BorrowedMemory& operator=(const BorrowedMemory&) = delete;
-  WorkingMemory& get() { return *memory_; }
+  RunMemory(WorkingMemoryPool& pool, Arena* arena) : pool_(pool) {
+    if (arena != nullptr) {
+      own_.emplace(arena);
+    } else {
+      borrowed_ = pool.Acquire();
+    }
+  }
+  ~RunMemory() {
+    if (borrowed_ != nullptr) pool_.Release(std::move(borrowed_));
+  }
+  RunMemory(const RunMemory&) = delete;
+  RunMemory& operator=(const RunMemory&) = delete;
+  WorkingMemory& get() { return own_ ? *own_ : *borrowed_; }
 
  private:
   WorkingMemoryPool& pool_;
-  std::unique_ptr<WorkingMemory> memory_;
+  std::unique_ptr<WorkingMemory> borrowed_;
+  std::optional<WorkingMemory> own_;
 };
 
 }  // namespace internal

@@ -23,12 +23,11 @@ struct MergedTap {
 };
 
 // Merges the valid taps[0, n) of one axis into out (room for 2n entries) and returns the entry count; pixel `index`
-// is at offset (index - first) * stride. Taps of
-// consecutive samples touching the same pixel are summed in sample order, so the weights depend only on the
-// geometry (never on threads or channel blocks). Positions are monotonic in the sample index, so on the usual
-// boxes each pixel appears once. A tap of weight 0 stays an entry of its own and nothing merges into it: the
-// direct form multiplies it too, and 0 * Inf is NaN, which a summed weight would lose (weights are >= 0, so a
-// sum of positive weights is never 0).
+// is at offset (index - first) * stride. Taps of consecutive samples touching the same pixel are summed in sample
+// order, so the weights depend only on the geometry (never on threads or channel blocks). Positions are monotonic
+// in the sample index, so on the usual boxes each pixel appears once. A tap of weight 0 stays an entry of its own
+// and nothing merges into it: the direct form multiplies it too, and 0 * Inf is NaN, which a summed weight would
+// lose (weights are >= 0, so a sum of positive weights is never 0).
 inline int64_t MergeTaps(const AxisTap* taps, int64_t n, int64_t stride, MergedTap* out, int64_t first = 0) {
   int64_t m = 0;
   auto add = [&](int64_t index, float weight) {

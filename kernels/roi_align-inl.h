@@ -341,7 +341,7 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
   }
 }
 
-// AVG of channels [0, channels) of one bin, with PoolBinMax's first/last protocol.
+// AVG of channels [0, channels) of one bin, with the first/last protocol of BinTaps (merged_taps.h).
 template <class D, typename TIn, typename TOut, class Ch>
 HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& placement,
                              int64_t channels, bool stream, float* partial, TOut* out) {
@@ -379,10 +379,8 @@ HWY_NOINLINE void PoolBinAvg(D d, const TIn* in, const TIn* end, const BinTaps& 
   return divide ? run(FinishTag<Finish::kDivide>()) : run(FinishTag<Finish::kScale>());
 }
 
-// MAX or MAX_ONNX of channels [0, channels) of one bin. `first`: start from -inf, else resume from the partial
-// state in partial; `last`: finish into out (a bin without samples is 0), else leave the partial state. A
-// bin may be processed in several calls over sample-row ranges with the exact same result as one call. Four
-// vectors per pass hide the max latency without spilling on 16-register ISAs.
+// MAX or MAX_ONNX of channels [0, channels) of one bin, with the first/last protocol of BinTaps (a first piece
+// starts from -inf). Four vectors per pass hide the max latency without spilling on 16-register ISAs.
 template <PoolMode M, class D, typename TIn, typename TOut, class Ch>
 HWY_NOINLINE void PoolBinMax(D d, const TIn* in, const TIn* end, const BinTaps& b, const Ch& placement,
                              int64_t channels, bool stream, float* partial, TOut* out) {

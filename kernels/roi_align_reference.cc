@@ -21,22 +21,20 @@ template <typename T>
 bool SampleTaps(const Problem& p, const MapStrides& map, int64_t b, int64_t c, float y, float x, float taps[4]) {
   const int64_t H = p.height, W = p.width;
   if (!(y >= -1.0f && y <= static_cast<float>(H) && x >= -1.0f && x <= static_cast<float>(W))) return false;
-  y = std::max(y, 0.0f);
-  x = std::max(x, 0.0f);
-  int64_t y0 = static_cast<int64_t>(std::floor(y)), x0 = static_cast<int64_t>(std::floor(x));
-  int64_t y1, x1;
-  if (y0 >= H - 1) {
-    y0 = y1 = H - 1;
-    y = static_cast<float>(y0);
-  } else {
-    y1 = y0 + 1;
-  }
-  if (x0 >= W - 1) {
-    x0 = x1 = W - 1;
-    x = static_cast<float>(x0);
-  } else {
-    x1 = x0 + 1;
-  }
+  // The pixels on either side of `pos` along an axis of `size` pixels; beyond the last, pos moves onto it.
+  auto neighbours = [](float& pos, int64_t size, int64_t* lo, int64_t* hi) {
+    pos = std::max(pos, 0.0f);
+    *lo = static_cast<int64_t>(std::floor(pos));
+    if (*lo >= size - 1) {
+      *lo = *hi = size - 1;
+      pos = static_cast<float>(*lo);
+    } else {
+      *hi = *lo + 1;
+    }
+  };
+  int64_t y0, y1, x0, x1;
+  neighbours(y, H, &y0, &y1);
+  neighbours(x, W, &x0, &x1);
   const float ly = y - static_cast<float>(y0), lx = x - static_cast<float>(x0);
   const float hy = 1.0f - ly, hx = 1.0f - lx;
   const T* const input = static_cast<const T*>(p.input);

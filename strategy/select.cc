@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "core/enums.h"
-#include "execution/kernel_access.h"
 #include "execution/plan.h"
 #include "execution/selected_kernel.h"
 #include "core/library.h"

@@ -3,7 +3,6 @@
 // Selection of a multi-level kernel: the level attributes, then the single-level selection every level runs.
 #include <string>
 
-#include "execution/kernel_access.h"
 #include "execution/selected_kernel.h"
 #include "core/library.h"
 #include "strategy/validate_params.h"
