@@ -19,6 +19,10 @@ namespace {
 // footprint exceeds L2, every pass would refetch it from L3. Chunks keep it in L2 across passes.
 constexpr int64_t kBinFootprintBytes = 256 * 1024;
 
+// Channels of a blocked map pooled per microkernel call, a multiple of every block: all blocks of a bin in one
+// call would touch a page per block per tap row, more than the first-level TLB holds at 1024 channels.
+constexpr int64_t kBlockedGroupChannels = 256;
+
 // A bin as a driver lays it out: sample rows ty[0, gh) and columns tx[0, gw) in the indices of the channels-last
 // pixels it reads (element strides row and pixel; their first row is first_row), and AVG's merged columns.
 struct BinLayout {
@@ -108,10 +112,8 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
   // channels, and a blocked map gives NHWC's bits.
   const int64_t sample_row_bytes = std::max<int64_t>(1, gw * 4 * p.channels * bytes);
   const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / sample_row_bytes);
-  // Blocked maps: 16 blocks of all bins before the next 16. A bin's channels lie in one plane per block; all of
-  // them per bin (64 planes of NCHW4c at 256 channels) touch more pages per bin than the first-level TLB holds,
-  // and fewer blocks per call pay the microkernel's set-up more often.
-  const int64_t group = run.block > 0 ? 16 * run.block : c_end - c_begin;
+  // Blocked maps: kBlockedGroupChannels of all bins before the next group.
+  const int64_t group = run.block > 0 ? kBlockedGroupChannels : c_end - c_begin;
   const unsigned char* const first_in = static_cast<const unsigned char*>(run.in);
   for (int64_t c0 = 0; c0 == 0 || c0 < c_end - c_begin; c0 += group) {
     run.channels = std::min(group, c_end - c_begin - c0);
