@@ -71,6 +71,7 @@ HWY_INLINE V LargerNumber(V x, V y) {
 // starts a block (4 vectors span whole blocks, R <= 4), so the vectors' offsets are constants times the strides.
 struct Contiguous {
   static constexpr bool kBlocked = false;
+  static constexpr int kVectorsPerBlock = 1;
   template <class D>
   int64_t In(D, int64_t x) const { return x; }
   template <class D>
@@ -83,6 +84,7 @@ struct Contiguous {
 template <int R>
 struct Blocked {
   static constexpr bool kBlocked = true;
+  static constexpr int kVectorsPerBlock = R;
   int64_t in_stride, out_stride;
   template <class D>
   static int64_t Block(D d) { return R * static_cast<int64_t>(hn::Lanes(d)); }
@@ -164,15 +166,28 @@ HWY_INLINE void MaxSamples(D d, const T* in, const BinTaps& b, const Ch& ch, int
 template <typename T, int U, class Ch = Contiguous>
 constexpr bool kPairedBF16 = std::is_same<T, hwy::bfloat16_t>::value && U == 8 && !Ch::kBlocked;
 
-// The element offsets of a pass's U vectors from its first, [0] = 0.
-template <int U, class D, class Ch>
-HWY_INLINE void VectorOffsets(D d, const Ch& ch, int64_t* o) {
-  o[0] = 0;
-  for (int i = 1; i < U; ++i) o[i] = ch.InAt(d, 0, i);
+// Keeps v in a register of its own: the compiler no longer sees that a pass's block offsets are multiples of one
+// stride, so it addresses each load as base + offset register instead of chaining an add per vector.
+HWY_INLINE int64_t Opaque(int64_t v) {
+#if defined(__GNUC__)
+  asm("" : "+r"(v));
+#endif
+  return v;
 }
 
-// Loads U (8, 4 or 1) vectors of channels at p + o[i] and adds w times each to its own accumulator (AVG); paired
-// BF16: the even and odd channels of 4 vectors of patterns into (a0, a1), ..., (a6, a7).
+// The byte offsets of the blocks of a pass's 8 vectors from its first block, [0] = 0 (blocked forms only; once
+// per call, as the passes would otherwise rebuild them).
+template <typename T, class D, class Ch>
+HWY_INLINE void BlockOffsets(D d, const Ch& ch, int64_t* o) {
+  o[0] = 0;
+  for (int j = 1; j * Ch::kVectorsPerBlock < 8; ++j) {
+    o[j] = Opaque(ch.InAt(d, 0, j * Ch::kVectorsPerBlock) * static_cast<int64_t>(sizeof(T)));
+  }
+}
+
+// Loads U (8, 4 or 1) vectors of channels at p (blocked: vector i in the block o[i / R] bytes on) and adds w times
+// each to its own accumulator (AVG); paired BF16: the even and odd channels of 4 vectors of patterns into (a0, a1),
+// ..., (a6, a7).
 template <bool Safe, int U, class Ch, class D, class V, typename T>
 HWY_INLINE void MergedStep(D d, V w, const T* p, const int64_t* o, size_t tail, const T* end, V& a0, V& a1, V& a2,
                            V& a3, V& a4, V& a5, V& a6, V& a7) {
@@ -197,7 +212,12 @@ HWY_INLINE void MergedStep(D d, V w, const T* p, const int64_t* o, size_t tail, 
   }
   const size_t n = U == 1 ? tail : hn::Lanes(d);
   // Contiguous runs: the offsets are i * lanes, known here, so the blocked form costs them nothing.
-  auto load = [&](int64_t i) { return LoadChannels<Safe>(d, p + (Ch::kBlocked ? o[i] : i * lanes), n, end); };
+  constexpr int R = Ch::kVectorsPerBlock;
+  auto at = [&](int64_t i) {
+    if (!Ch::kBlocked) return p + i * lanes;
+    return reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + o[i / R]) + i % R * lanes;
+  };
+  auto load = [&](int64_t i) { return LoadChannels<Safe>(d, at(i), n, end); };
   a0 = hn::MulAdd(w, load(0), a0);
   if (U >= 4) {
     a1 = hn::MulAdd(w, load(1), a1);
@@ -216,11 +236,9 @@ HWY_INLINE void MergedStep(D d, V w, const T* p, const int64_t* o, size_t tail, 
 // laid them out, into one chain per vector, so every channel sees the same arithmetic whichever U handles it
 // (results do not depend on how threads split channels).
 template <int U, bool Safe, class D, class V, typename T, class Ch>
-HWY_INLINE void AccumulateTaps(D d, const T* in, const BinTaps& b, const Ch& ch, int64_t c, size_t tail, const T* end,
-                               V& a0, V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7) {
+HWY_INLINE void AccumulateTaps(D d, const T* in, const BinTaps& b, const Ch& ch, const int64_t* o, int64_t c,
+                               size_t tail, const T* end, V& a0, V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7) {
   const T* const base = in + ch.In(d, c);
-  int64_t o[U];
-  VectorOffsets<U>(d, ch, o);
   for (const PixelTap* r = b.taps; r != b.taps + b.count; ++r) {
     const T* const row = base + r->offset;
     const float wy = r->weight;
@@ -287,6 +305,8 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
   const bool first = b.first;
   auto start = [&](int64_t c, int k) { return first ? hn::Zero(d) : hn::LoadU(d, partial + ch.OutAt(d, c, k)); };
   constexpr bool kPaired = kPairedBF16<TIn, 8, Ch>;
+  int64_t o[8] = {};
+  if constexpr (Ch::kBlocked) BlockOffsets<TIn>(d, ch, o);
   int64_t c = 0;
   for (; c + 8 * lanes <= channels; c += 8 * lanes) {
     V a0, a1, a2, a3, a4, a5, a6, a7;
@@ -307,7 +327,7 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
       a0 = start(c, 0), a1 = start(c, 1), a2 = start(c, 2), a3 = start(c, 3);
       a4 = start(c, 4), a5 = start(c, 5), a6 = start(c, 6), a7 = start(c, 7);
     }
-    AccumulateTaps<8, true>(d, in, b, ch, c, full, end, a0, a1, a2, a3, a4, a5, a6, a7);
+    AccumulateTaps<8, true>(d, in, b, ch, o, c, full, end, a0, a1, a2, a3, a4, a5, a6, a7);
     if constexpr (kPaired) {
       auto write_pair = [&](V even, V odd, int64_t k) {
         if (F == Finish::kPartial) return hn::StoreInterleaved2(even, odd, d, partial + k);
@@ -323,7 +343,7 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
   }
   for (; c + 4 * lanes <= channels; c += 4 * lanes) {
     V a0 = start(c, 0), a1 = start(c, 1), a2 = start(c, 2), a3 = start(c, 3), unused = a0;
-    AccumulateTaps<4, true>(d, in, b, ch, c, full, end, a0, a1, a2, a3, unused, unused, unused, unused);
+    AccumulateTaps<4, true>(d, in, b, ch, o, c, full, end, a0, a1, a2, a3, unused, unused, unused, unused);
     WriteVectors<F, Stream, 4>(d, scale, partial, out, ch, c, a0, a1, a2, a3, a0, a0, a0, a0);
   }
   const int64_t max_offset = c < channels ? MaxOffset(b) : 0;
@@ -333,9 +353,9 @@ HWY_INLINE void AvgPasses(D d, const TIn* in, const TIn* end, const BinTaps& b, 
     V a0 = first ? hn::Zero(d) : LoadPartial(d, partial + ch.Out(d, c), n, partial_end), unused = a0;
     // One bounds check per bin: only the tail's full-vector loads can reach past the data.
     if (in + max_offset + ch.In(d, c) + lanes <= end) {
-      AccumulateTaps<1, true>(d, in, b, ch, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
+      AccumulateTaps<1, true>(d, in, b, ch, o, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
     } else {
-      AccumulateTaps<1, false>(d, in, b, ch, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
+      AccumulateTaps<1, false>(d, in, b, ch, o, c, n, end, a0, unused, unused, unused, unused, unused, unused, unused);
     }
     WriteTail<F>(d, a0, scale, partial, out, ch.Out(d, c), n);
   }
