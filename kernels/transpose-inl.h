@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per-target transpose of a strided matrix in register tiles, all made of one 4x4 transpose of 32-bit lanes: f32 in
 // 8x8 tiles of 256-bit registers on x86 AVX2 and up, else 4x4 tiles of 128-bit ones, optionally narrowed to the
-// output's element type as it is stored, and 16-bit elements in 8x8 tiles of 128-bit registers. Shared by the
-// layout transforms and the staged drivers, which turn channels-last f32 bins planar. Included once per Highway
-// target (toggle guard).
+// output's element type as it is stored, and 16-bit elements in 8x8 tiles of 128-bit registers (8x4 and 4x8 where
+// a side is a 4-wide group). Shared by the layout transforms and the staged drivers, which turn channels-last f32
+// bins planar. Included once per Highway target (toggle guard).
 #if defined(ROIALIGN_KERNELS_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
 #undef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
@@ -136,6 +136,7 @@ HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t d
 #if HWY_TARGET != HWY_SCALAR
   const hn::FixedTag<uint16_t, 8> d;
   const hn::Repartition<uint32_t, decltype(d)> d32;
+  const hn::Half<decltype(d)> dh;
   for (; i + 8 <= i1; i += 8) {
     int64_t j = j0;
     for (; j + 8 <= j1; j += 8) {
@@ -159,8 +160,50 @@ HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t d
       hn::StoreU(hn::BitCast(d, b2), d, o + 6 * dst_stride);
       hn::StoreU(hn::BitCast(d, b3), d, o + 7 * dst_stride);
     }
+    // 8 rows by 4 columns (a 4-wide group's pixels to planes): the first half of the tile above, each row's four
+    // elements loaded into the lower half of a register.
+    for (; j + 4 <= j1; j += 4) {
+      const uint16_t* s = src + i * src_stride + j;
+      auto pair = [&](int64_t r) {
+        const auto a = hn::ZeroExtendVector(d, hn::LoadU(dh, s + r * src_stride));
+        const auto b = hn::ZeroExtendVector(d, hn::LoadU(dh, s + (r + 1) * src_stride));
+        return hn::BitCast(d32, hn::InterleaveLower(d, a, b));
+      };
+      auto a0 = pair(0), a1 = pair(2), a2 = pair(4), a3 = pair(6);
+      Transpose4x4(d32, a0, a1, a2, a3);
+      uint16_t* o = dst + j * dst_stride + i;
+      hn::StoreU(hn::BitCast(d, a0), d, o);
+      hn::StoreU(hn::BitCast(d, a1), d, o + dst_stride);
+      hn::StoreU(hn::BitCast(d, a2), d, o + 2 * dst_stride);
+      hn::StoreU(hn::BitCast(d, a3), d, o + 3 * dst_stride);
+    }
     for (; j < j1; ++j) {
       for (int64_t ii = i; ii < i + 8; ++ii) dst[j * dst_stride + ii] = src[ii * src_stride + j];
+    }
+  }
+  // 4 rows by 8 columns (planes to a 4-wide group): pairs of rows interleaved into 32-bit lanes, then pairs of those
+  // into 64-bit lanes, one column of four rows each, stored a half register at a time.
+  for (; i + 4 <= i1; i += 4) {
+    int64_t j = j0;
+    for (; j + 8 <= j1; j += 8) {
+      const uint16_t* s = src + i * src_stride + j;
+      const auto r0 = hn::LoadU(d, s), r1 = hn::LoadU(d, s + src_stride);
+      const auto r2 = hn::LoadU(d, s + 2 * src_stride), r3 = hn::LoadU(d, s + 3 * src_stride);
+      const auto lo01 = hn::BitCast(d32, hn::InterleaveLower(d, r0, r1));
+      const auto hi01 = hn::BitCast(d32, hn::InterleaveUpper(d, r0, r1));
+      const auto lo23 = hn::BitCast(d32, hn::InterleaveLower(d, r2, r3));
+      const auto hi23 = hn::BitCast(d32, hn::InterleaveUpper(d, r2, r3));
+      const decltype(r0) cols[4] = {  // columns (0, 1), (2, 3), (4, 5), (6, 7)
+          hn::BitCast(d, hn::InterleaveLower(d32, lo01, lo23)), hn::BitCast(d, hn::InterleaveUpper(d32, lo01, lo23)),
+          hn::BitCast(d, hn::InterleaveLower(d32, hi01, hi23)), hn::BitCast(d, hn::InterleaveUpper(d32, hi01, hi23))};
+      uint16_t* o = dst + j * dst_stride + i;
+      for (int k = 0; k < 4; ++k) {
+        hn::StoreU(hn::LowerHalf(dh, cols[k]), dh, o + 2 * k * dst_stride);
+        hn::StoreU(hn::UpperHalf(dh, cols[k]), dh, o + (2 * k + 1) * dst_stride);
+      }
+    }
+    for (; j < j1; ++j) {
+      for (int64_t ii = i; ii < i + 4; ++ii) dst[j * dst_stride + ii] = src[ii * src_stride + j];
     }
   }
 #endif
