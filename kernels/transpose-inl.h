@@ -193,14 +193,16 @@ HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t d
       const auto hi01 = hn::BitCast(d32, hn::InterleaveUpper(d, r0, r1));
       const auto lo23 = hn::BitCast(d32, hn::InterleaveLower(d, r2, r3));
       const auto hi23 = hn::BitCast(d32, hn::InterleaveUpper(d, r2, r3));
-      const decltype(r0) cols[4] = {  // columns (0, 1), (2, 3), (4, 5), (6, 7)
-          hn::BitCast(d, hn::InterleaveLower(d32, lo01, lo23)), hn::BitCast(d, hn::InterleaveUpper(d32, lo01, lo23)),
-          hn::BitCast(d, hn::InterleaveLower(d32, hi01, hi23)), hn::BitCast(d, hn::InterleaveUpper(d32, hi01, hi23))};
       uint16_t* o = dst + j * dst_stride + i;
-      for (int k = 0; k < 4; ++k) {
-        hn::StoreU(hn::LowerHalf(dh, cols[k]), dh, o + 2 * k * dst_stride);
-        hn::StoreU(hn::UpperHalf(dh, cols[k]), dh, o + (2 * k + 1) * dst_stride);
-      }
+      // Columns (k, k + 1) of the four rows; separate values, as SVE vectors cannot be array elements.
+      auto store = [&](int64_t k, hn::Vec<decltype(d32)> cols) {
+        hn::StoreU(hn::LowerHalf(dh, hn::BitCast(d, cols)), dh, o + k * dst_stride);
+        hn::StoreU(hn::UpperHalf(dh, hn::BitCast(d, cols)), dh, o + (k + 1) * dst_stride);
+      };
+      store(0, hn::InterleaveLower(d32, lo01, lo23));
+      store(2, hn::InterleaveUpper(d32, lo01, lo23));
+      store(4, hn::InterleaveLower(d32, hi01, hi23));
+      store(6, hn::InterleaveUpper(d32, hi01, hi23));
     }
     for (; j < j1; ++j) {
       for (int64_t ii = i; ii < i + 4; ++ii) dst[j * dst_stride + ii] = src[ii * src_stride + j];
