@@ -35,6 +35,15 @@ bool UseBandTransform(PixelAccess access, const Problem& p, int64_t band_rows) {
 // channels-last kernels write finished bins with non-temporal stores.
 constexpr double kStreamOutputBytes = 16.0 * 1024 * 1024;
 
+// A blocked output streams only blocks of whole cache lines: a bin writes one block per plane, and a part line
+// written non-temporally waits in a write-combining buffer for the next bin's half, or goes to memory partial.
+constexpr int64_t kCacheLineBytes = 64;
+bool BlocksFillLines(const Problem& p) {
+  if (!IsBlocked(p.params.layout)) return true;
+  return EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(p.params.layout)] * BytesOf(p.params.dtype) %
+             kCacheLineBytes == 0;
+}
+
 // Channels per task. Staged per-RoI tiles: a fixed block of 64 channels for all RoIs before the next block, so
 // the block's planes stay in the last-level cache while every RoI reads them (and one 8-vector AVG pass on AVX2).
 // Channels-last reads take each tap pixel's channels contiguously, which the prefetchers stream; they keep whole
@@ -62,7 +71,7 @@ void PlanTasks(const Problem& p, PixelAccess access, const Threading& threading,
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
   // In-place maps stream finished bins, staged ones the planes of RoIs finished in a band pass.
-  plan->stream_output = (in_place || banded) && output_bytes > kStreamOutputBytes;
+  plan->stream_output = (in_place || banded) && output_bytes > kStreamOutputBytes && BlocksFillLines(p);
   plan->partial_in_output = p.params.dtype == DType::kF32;
 }
 
