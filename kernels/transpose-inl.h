@@ -137,6 +137,14 @@ HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t d
   const hn::FixedTag<uint16_t, 8> d;
   const hn::Repartition<uint32_t, decltype(d)> d32;
   const hn::Half<decltype(d)> dh;
+  using V32 = hn::Vec<decltype(d32)>;
+  // Four transposed vectors as four consecutive output rows from o.
+  auto store_rows = [&](uint16_t* o, V32 v0, V32 v1, V32 v2, V32 v3) {
+    hn::StoreU(hn::BitCast(d, v0), d, o);
+    hn::StoreU(hn::BitCast(d, v1), d, o + dst_stride);
+    hn::StoreU(hn::BitCast(d, v2), d, o + 2 * dst_stride);
+    hn::StoreU(hn::BitCast(d, v3), d, o + 3 * dst_stride);
+  };
   for (; i + 8 <= i1; i += 8) {
     int64_t j = j0;
     for (; j + 8 <= j1; j += 8) {
@@ -151,14 +159,8 @@ HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t d
       Transpose4x4(d32, a0, a1, a2, a3);
       Transpose4x4(d32, b0, b1, b2, b3);
       uint16_t* o = dst + j * dst_stride + i;
-      hn::StoreU(hn::BitCast(d, a0), d, o);
-      hn::StoreU(hn::BitCast(d, a1), d, o + dst_stride);
-      hn::StoreU(hn::BitCast(d, a2), d, o + 2 * dst_stride);
-      hn::StoreU(hn::BitCast(d, a3), d, o + 3 * dst_stride);
-      hn::StoreU(hn::BitCast(d, b0), d, o + 4 * dst_stride);
-      hn::StoreU(hn::BitCast(d, b1), d, o + 5 * dst_stride);
-      hn::StoreU(hn::BitCast(d, b2), d, o + 6 * dst_stride);
-      hn::StoreU(hn::BitCast(d, b3), d, o + 7 * dst_stride);
+      store_rows(o, a0, a1, a2, a3);
+      store_rows(o + 4 * dst_stride, b0, b1, b2, b3);
     }
     // 8 rows by 4 columns (a 4-wide group's pixels to planes): the first half of the tile above, each row's four
     // elements loaded into the lower half of a register.
@@ -171,11 +173,7 @@ HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t d
       };
       auto a0 = pair(0), a1 = pair(2), a2 = pair(4), a3 = pair(6);
       Transpose4x4(d32, a0, a1, a2, a3);
-      uint16_t* o = dst + j * dst_stride + i;
-      hn::StoreU(hn::BitCast(d, a0), d, o);
-      hn::StoreU(hn::BitCast(d, a1), d, o + dst_stride);
-      hn::StoreU(hn::BitCast(d, a2), d, o + 2 * dst_stride);
-      hn::StoreU(hn::BitCast(d, a3), d, o + 3 * dst_stride);
+      store_rows(dst + j * dst_stride + i, a0, a1, a2, a3);
     }
     for (; j < j1; ++j) {
       for (int64_t ii = i; ii < i + 8; ++ii) dst[j * dst_stride + ii] = src[ii * src_stride + j];
@@ -195,7 +193,7 @@ HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t d
       const auto hi23 = hn::BitCast(d32, hn::InterleaveUpper(d, r2, r3));
       uint16_t* o = dst + j * dst_stride + i;
       // Columns (k, k + 1) of the four rows; separate values, as SVE vectors cannot be array elements.
-      auto store = [&](int64_t k, hn::Vec<decltype(d32)> cols) {
+      auto store = [&](int64_t k, V32 cols) {
         hn::StoreU(hn::LowerHalf(dh, hn::BitCast(d, cols)), dh, o + k * dst_stride);
         hn::StoreU(hn::UpperHalf(dh, hn::BitCast(d, cols)), dh, o + (k + 1) * dst_stride);
       };
