@@ -19,7 +19,9 @@ void ReserveWorkingMemory(const Problem& problem, const Plan& plan, WorkingMemor
   memory.per_thread.reserve(threads);
   while (memory.per_thread.size() < threads) memory.per_thread.emplace_back(memory.resource);
   const bool tiles = plan.access == PixelAccess::kStaged;
-  for (size_t t = 0; t < threads; ++t) memory.per_thread[t].Prepare(problem, tiles);
+  const size_t staged_bytes = static_cast<size_t>(plan.staged_channels * problem.params.pooled_height *
+                                                  problem.params.pooled_width * BytesOf(problem.params.dtype));
+  for (size_t t = 0; t < threads; ++t) memory.per_thread[t].Prepare(problem, tiles, staged_bytes);
   memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
   if (!plan.partial_in_output) {
     memory.partial.Reserve(static_cast<size_t>(OutputElements(problem)));

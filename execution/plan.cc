@@ -44,6 +44,16 @@ bool BlocksFillLines(const Problem& p) {
              kCacheLineBytes == 0;
 }
 
+// A bin of a blocked output writes part of a line per plane, which an ordinary store first reads from memory.
+// Outputs that would stream but for that (BlocksFillLines) pool each RoI's channels into scratch, a group of at
+// most this many bytes (L2-resident) at a time, and stream the group's planes out, one contiguous run of lines.
+constexpr int64_t kStagedOutputBytes = 256 * 1024;
+int64_t StagedChannels(const Problem& p) {
+  const int64_t block = EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(p.params.layout)];
+  const int64_t block_bytes = block * p.params.pooled_height * p.params.pooled_width * BytesOf(p.params.dtype);
+  return std::min(kBlockedGroupChannels, kStagedOutputBytes / block_bytes * block);
+}
+
 // Channels per task. Staged per-RoI tiles: a fixed block of 64 channels for all RoIs before the next block, so
 // the block's planes stay in the last-level cache while every RoI reads them (and one 8-vector AVG pass on AVX2).
 // Channels-last reads take each tap pixel's channels contiguously, which the prefetchers stream; they keep whole
@@ -71,7 +81,9 @@ void PlanTasks(const Problem& p, PixelAccess access, const Threading& threading,
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
   // In-place maps stream finished bins, staged ones the planes of RoIs finished in a band pass.
-  plan->stream_output = (in_place || banded) && output_bytes > kStreamOutputBytes && BlocksFillLines(p);
+  const bool large = output_bytes > kStreamOutputBytes;
+  plan->stream_output = (in_place || banded) && large && BlocksFillLines(p);
+  plan->staged_channels = in_place && large && !BlocksFillLines(p) ? StagedChannels(p) : 0;
   plan->partial_in_output = p.params.dtype == DType::kF32;
 }
 

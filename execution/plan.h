@@ -67,6 +67,10 @@ struct PlannedPass {
   std::pmr::vector<int64_t> rois;  // in locality order
 };
 
+// Channels of a blocked map pooled per microkernel call, a multiple of every block: all blocks of a bin in one
+// call would touch a page per block per tap row, more than the first-level TLB holds at 1024 channels.
+inline constexpr int64_t kBlockedGroupChannels = 256;
+
 struct Plan {
   explicit Plan(std::pmr::memory_resource* r = std::pmr::get_default_resource()) : geometry(r), passes(r) {}
   CallGeometry geometry;  // every RoI's taps, computed once for the call
@@ -77,6 +81,9 @@ struct Plan {
   int64_t band_rows = 0, num_bands = 1;  // band_rows 0: no bands
   std::pmr::vector<PlannedPass> passes;  // run one after another (bins carry partial state between bands)
   bool stream_output = false;            // non-temporal stores for finished bins
+  // Blocked outputs whose blocks are narrower than a cache line: channels per group that a RoI finished in one pass
+  // pools into scratch laid out like its output, then streams out in whole lines (0: bins written in place).
+  int64_t staged_channels = 0;
   // Bins keep partial state in the output itself (it is f32); otherwise in f32 working memory.
   bool partial_in_output = true;
   int64_t transform_elements = 0;  // size of the channels-last band buffer

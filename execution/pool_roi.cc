@@ -19,10 +19,6 @@ namespace {
 // footprint exceeds L2, every pass would refetch it from L3. Chunks keep it in L2 across passes.
 constexpr int64_t kBinFootprintBytes = 256 * 1024;
 
-// Channels of a blocked map pooled per microkernel call, a multiple of every block: all blocks of a bin in one
-// call would touch a page per block per tap row, more than the first-level TLB holds at 1024 channels.
-constexpr int64_t kBlockedGroupChannels = 256;
-
 // A bin as a driver lays it out: sample rows ty[0, gh) and columns tx[0, gw) in the indices of the channels-last
 // pixels it reads (element strides row and pixel; their first row is first_row), and AVG's merged columns.
 struct BinLayout {
@@ -52,9 +48,11 @@ void PoolRows(PoolBinFn pool, PoolMode mode, const BinLayout& b, int64_t iy0, in
   }
 }
 
-// A RoI's bins for the channel run `run` (its pixels at run.in, its output at roi_offset) on a map read in place.
+// A RoI's bins for the channel run `run` (its pixels at run.in, its partial state at roi_offset) on a map read in
+// place, written to `roi_out`, laid out like the output from roi_offset on (the output there, or staging).
 void PoolBins(const PassContext& ctx, const RoiSampling& roi, ChannelRun run, int64_t roi_offset,
-              const MapStrides& map, const MapStrides& out, int64_t rows_per_chunk, Scratch& s) {
+              unsigned char* roi_out, const MapStrides& map, const MapStrides& out, int64_t rows_per_chunk,
+              Scratch& s) {
   const Problem& p = *ctx.problem;
   const CallGeometry& g = ctx.plan->geometry;
   const PlannedPass& pass = *ctx.pass;
@@ -69,9 +67,9 @@ void PoolBins(const PassContext& ctx, const RoiSampling& roi, ChannelRun run, in
     int64_t ib = 0, ie = gh;  // the sample rows of this row of bins in the pass's band
     if (banded && !SampleRowsInBand(roi.gy, ty, ph, band_rows, pass.band, ctx.plan->num_bands, &ib, &ie)) continue;
     for (int64_t pw = 0; pw < PW; ++pw) {
-      const int64_t offset = roi_offset + ph * out.row + pw * out.pixel;
-      run.partial = ctx.partial + offset;
-      run.out = static_cast<unsigned char*>(p.output) + offset * bytes;
+      const int64_t offset = ph * out.row + pw * out.pixel;
+      run.partial = ctx.partial + roi_offset + offset;
+      run.out = roi_out + offset * bytes;
       if (runs != nullptr && ib == 0 && ie == gh && rows_per_chunk >= gh) {  // AVG's whole bin, merged by the plan
         const TapRun &rows = runs[ph], &cols = runs[PH + pw];
         ctx.fns->pool_bin(PoolMode::kAvg, {g.merged.data() + rows.begin, rows.count, g.merged.data() + cols.begin,
@@ -87,6 +85,13 @@ void PoolBins(const PassContext& ctx, const RoiSampling& roi, ChannelRun run, in
         PoolRows(ctx.fns->pool_bin, p.params.pool_mode, b, iy0, std::min(ie, iy0 + rows_per_chunk), run, s);
       }
     }
+  }
+}
+
+// Writes 0 to lanes [used, block) of each of the `bins` pixels of a last channel block.
+void ZeroPadding(unsigned char* block_plane, int64_t bins, int64_t used, int64_t block, int64_t bytes) {
+  for (int64_t bin = 0; bin < bins; ++bin) {
+    std::memset(block_plane + (bin * block + used) * bytes, 0, static_cast<size_t>((block - used) * bytes));
   }
 }
 
@@ -112,13 +117,27 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
   // channels, and a blocked map gives NHWC's bits.
   const int64_t sample_row_bytes = std::max<int64_t>(1, gw * 4 * p.channels * bytes);
   const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / sample_row_bytes);
-  // Blocked maps: kBlockedGroupChannels of all bins before the next group.
-  const int64_t group = run.block > 0 ? kBlockedGroupChannels : c_end - c_begin;
+  // Staged output (Plan::staged_channels): only RoIs this pass finishes, whose planes then hold their final values.
+  const bool staged = ctx.plan->staged_channels > 0 &&
+                      (ctx.plan->band_rows == 0 || !roi.split || roi.first_band == roi.last_band);
+  if (staged) run.stream = false;  // the staging stays in cache
+  // Blocked maps: kBlockedGroupChannels (staged: staged_channels) of all bins before the next group.
+  const int64_t group = staged ? ctx.plan->staged_channels : run.block > 0 ? kBlockedGroupChannels : c_end - c_begin;
   const unsigned char* const first_in = static_cast<const unsigned char*>(run.in);
   for (int64_t c0 = 0; c0 == 0 || c0 < c_end - c_begin; c0 += group) {
     run.channels = std::min(group, c_end - c_begin - c0);
     run.in = first_in + c0 / map.block * map.planes * bytes;
-    PoolBins(ctx, roi, run, out.Offset(k, c_begin + c0, 0, 0), map, out, rows_per_chunk, s);
+    const int64_t roi_offset = out.Offset(k, c_begin + c0, 0, 0);
+    unsigned char* const roi_out = static_cast<unsigned char*>(p.output) + roi_offset * bytes;
+    if (!staged) {
+      PoolBins(ctx, roi, run, roi_offset, roi_out, map, out, rows_per_chunk, s);
+      continue;
+    }
+    unsigned char* const staging = s.staged_output.data();
+    PoolBins(ctx, roi, run, roi_offset, staging, map, out, rows_per_chunk, s);
+    const int64_t blocks = (run.channels + map.block - 1) / map.block, used = run.channels % map.block;
+    if (used != 0) ZeroPadding(staging + (blocks - 1) * out.planes * bytes, PH * PW, used, out.block, bytes);
+    ctx.fns->stream_copy(staging, blocks * out.planes * bytes, roi_out);
   }
 }
 
@@ -374,10 +393,8 @@ void ZeroPaddedLanes(const Problem& p, int64_t k) {
   const MapStrides out = StridesOf(p.params.layout, C, PH, PW);
   const int64_t used = C % out.block, bytes = BytesOf(p.params.dtype);
   if (!IsBlocked(p.params.layout) || used == 0) return;
-  unsigned char* const block = static_cast<unsigned char*>(p.output) + out.Offset(k, C - used, 0, 0) * bytes;
-  for (int64_t bin = 0; bin < PH * PW; ++bin) {
-    std::memset(block + (bin * out.pixel + used) * bytes, 0, static_cast<size_t>((out.block - used) * bytes));
-  }
+  ZeroPadding(static_cast<unsigned char*>(p.output) + out.Offset(k, C - used, 0, 0) * bytes, PH * PW, used,
+              out.block, bytes);
 }
 
 void PoolRoi(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch) {
@@ -398,7 +415,8 @@ void PoolRoi(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, 
       PoolTiles(w);
     }
   }
-  if (ctx.plan->stream_output) hwy::FlushStream();  // order the non-temporal stores before the caller's barrier
+  // Orders the non-temporal stores before the caller's barrier.
+  if (ctx.plan->stream_output || ctx.plan->staged_channels > 0) hwy::FlushStream();
 }
 
 }  // namespace internal

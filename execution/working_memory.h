@@ -67,7 +67,16 @@ inline constexpr size_t kTileFloats = kTilePixels * 64;
 // One thread's buffers.
 struct Scratch {
   explicit Scratch(std::pmr::memory_resource* r)
-      : y_tile_taps(r), x_tile_taps(r), rows(r), cols(r), merged(r), band_samples(r), bin_taps(r), tile(r), bins(r) {}
+      : y_tile_taps(r),
+        x_tile_taps(r),
+        rows(r),
+        cols(r),
+        merged(r),
+        band_samples(r),
+        bin_taps(r),
+        tile(r),
+        bins(r),
+        staged_output(r) {}
   std::pmr::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile
   std::pmr::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
   std::pmr::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
@@ -76,9 +85,11 @@ struct Scratch {
   // kTileFloats floats' bytes: channels-last footprint in the map's element type (not zeroed: kernels write first)
   GrowingBuffer<unsigned char> tile;
   GrowingBuffer<float> bins;  // kTileFloats: channels-last results before transposing
+  GrowingBuffer<unsigned char> staged_output;  // Plan::staged_channels of a RoI's output, before streaming it out
 
   // Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
-  void Prepare(const Problem& problem, bool needs_tile) {
+  void Prepare(const Problem& problem, bool needs_tile, size_t staged_output_bytes) {
+    staged_output.Reserve(staged_output_bytes);
     const size_t ny = static_cast<size_t>(problem.params.pooled_height * problem.max_grid_h);
     const size_t nx = static_cast<size_t>(problem.params.pooled_width * problem.max_grid_w);
     bin_taps.resize(static_cast<size_t>(kBinTaps));

@@ -82,6 +82,7 @@ struct ForcedPlan {
   int64_t band_rows = 0;           // 0: no bands (planar kernels: tiles only)
   bool stream = false;             // non-temporal stores for finished bins
   bool partial_in_output = true;   // false: bins' partial state in f32 working memory, as 16-bit outputs have it
+  int64_t staged_channels = 0;     // blocked layouts: groups of channels pooled into scratch, then streamed out
   int32_t threads = 2;
 };
 
@@ -103,8 +104,12 @@ std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Par
   internal::Plan plan = internal::MakeBandPlan(problem, AccessOf(impl), threading, forced.band_rows);
   plan.stream_output = forced.stream;
   plan.partial_in_output = forced.partial_in_output;
+  plan.staged_channels = forced.staged_channels;
   internal::WorkingMemory memory;
   internal::ReserveWorkingMemory(problem, plan, memory);
+  for (internal::Scratch& scratch : memory.per_thread) {  // NaN patterns: lanes a kernel leaves unwritten show
+    std::fill_n(scratch.staged_output.data(), scratch.staged_output.size(), static_cast<unsigned char>(0xFF));
+  }
   internal::Execute(problem, plan, impl.builtin, threading, memory);
   return WidenFrom(params.dtype, out.get(), out_size);
 }
@@ -391,14 +396,19 @@ TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
       params.layout = layout;
       params.dtype = Dtype();
       const std::vector<float> ref = RunOrFail("generic", params, data);
-      // Band 13 also writes finished bins with non-temporal stores.
-      for (int64_t band_rows : {1, 4, 13}) {
+      // Band 13 also writes finished bins with non-temporal stores. Blocked layouts stage the outputs of RoIs a
+      // pass finishes two blocks at a time (with 75 channels, the last group's block is padded) without bands
+      // and in bands of 4 and 13 rows.
+      for (int64_t band_rows : {0, 1, 4, 13}) {
         for (bool partial_in_output : {true, false}) {
           if (partial_in_output && Dtype() != DType::kF32) continue;  // f32 outputs only
           ForcedPlan forced;
           forced.band_rows = band_rows;
           forced.stream = band_rows == 13;
           forced.partial_in_output = partial_in_output;
+          if (internal::IsBlocked(layout) && band_rows != 1) {
+            forced.staged_channels = 2 * internal::StridesOf(layout, data.c, 1, 1).block;
+          }
           const std::vector<float> out = RunForcedPlan(*impl, params, data, map, ref.size(), forced);
           ASSERT_EQ(out.size(), ref.size());
           for (size_t i = 0; i < ref.size(); ++i) {
