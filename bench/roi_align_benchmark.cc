@@ -164,6 +164,7 @@ void RegisterAll(const std::vector<DType>& dtypes) {
       const Layout layout = internal::ValuesIn<Layout>(impl->layouts).front();
       for (DType dtype : dtypes) {
         if (!(impl->dtypes & internal::Bit(dtype))) continue;  // refused at selection (the portable fallback)
+        if (internal::IsBlocked(layout) && dtype != DType::kF32) continue;  // workloads build f32 blocked maps only
         for (int threads : {1, all}) {
           if (threads == all && all == 1) continue;
           const std::string prefix = spec.name + "/" + impl->name + "/" + Lower(dtype);
