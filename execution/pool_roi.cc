@@ -118,7 +118,7 @@ void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
   const int64_t sample_row_bytes = std::max<int64_t>(1, gw * 4 * p.channels * bytes);
   const int64_t rows_per_chunk = std::max<int64_t>(1, kBinFootprintBytes / sample_row_bytes);
   // Staged output (Plan::staged_channels): only RoIs this pass finishes, whose planes then hold their final values.
-  const bool staged = ctx.plan->staged_channels > 0 &&
+  const bool staged = ctx.plan->staged_channels > 0 && run.block > 0 &&
                       (ctx.plan->band_rows == 0 || !roi.split || roi.first_band == roi.last_band);
   if (staged) run.stream = false;  // the staging stays in cache
   // Blocked maps: kBlockedGroupChannels (staged: staged_channels) of all bins before the next group.
