@@ -320,7 +320,8 @@ def test_fx_sees_one_node():
 
 
 # onnx and onnxruntime come from ROIALIGN_PEERS_PATH (.peers/), which must come first on the path: in this process
-# torch has already imported Debian's older typing_extensions, so they run in a process of their own.
+# torch has already imported Debian's older typing_extensions, so they run in a process of their own. Arguments: the
+# model, its inputs (.npz), and where to save ONNX Runtime's and OpenVINO's outputs; prints the RoiAlign nodes.
 ONNX_RUNNER = textwrap.dedent("""
     import json, os, sys
     for p in reversed([p for p in os.environ.get("ROIALIGN_PEERS_PATH", "").split(os.pathsep) if p]):
@@ -330,9 +331,9 @@ ONNX_RUNNER = textwrap.dedent("""
     nodes = [{"op": n.op_type, "attributes": {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}}
              for n in model.graph.node if n.op_type == "RoiAlign"]
     session = ort.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
-    feeds = {"x": np.load(sys.argv[2]), "rois": np.load(sys.argv[3])}
+    feeds = dict(np.load(sys.argv[2]))
     (out,) = session.run(None, feeds)
-    np.save(sys.argv[4], out)
+    np.save(sys.argv[3], out)
     extension = os.environ.get("ROIALIGN_OPENVINO_EXTENSION")
     if extension:  # OpenVINO with roialign's extension, which maps ONNX RoiAlign to roialign's op
         import openvino as ov
@@ -341,17 +342,32 @@ ONNX_RUNNER = textwrap.dedent("""
         model = core.read_model(sys.argv[1])
         assert any(op.get_type_name() == "RoialignRoiAlign" for op in model.get_ops()), "not our op"
         compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-        np.save(sys.argv[5], compiled(feeds)[0])
+        np.save(sys.argv[4], compiled(feeds)[0])
     print(json.dumps(nodes, default=lambda v: v.decode() if isinstance(v, bytes) else str(v)))
 """)
 
 
-@pytest.mark.parametrize("aligned", [False, True])
-def test_onnx_export_runs_in_onnxruntime(gen, tmp_path, aligned):
+def run_onnx(path, feeds, tmp_path):
+    """(the RoiAlign nodes of the model at path, ONNX Runtime's output, OpenVINO's output or None) on feeds."""
     import json
 
     import numpy as np
 
+    files = [str(tmp_path / n) for n in ("feeds.npz", "ort.npy", "openvino.npy")]
+    np.savez(files[0], **{name: t.numpy() for name, t in feeds.items()})
+    run = subprocess.run([sys.executable, "-c", ONNX_RUNNER, path] + files, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    nodes = json.loads(run.stdout.strip().splitlines()[-1])
+    openvino = None
+    if os.environ.get("ROIALIGN_OPENVINO_EXTENSION"):
+        openvino = torch.from_numpy(np.load(files[2]))
+    elif os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
+        pytest.fail("ROIALIGN_OPENVINO_EXTENSION is not set: the export is not checked in OpenVINO")
+    return nodes, torch.from_numpy(np.load(files[1])), openvino
+
+
+@pytest.mark.parametrize("aligned", [False, True])
+def test_onnx_export_runs_in_onnxruntime(gen, tmp_path, aligned):
     if not os.environ.get("ROIALIGN_PEERS_PATH"):
         pytest.skip("ROIALIGN_PEERS_PATH (onnx, onnxruntime) is not set")
     module = rnn.RoIAlign(7, 0.25, 0, aligned)
@@ -360,22 +376,67 @@ def test_onnx_export_runs_in_onnxruntime(gen, tmp_path, aligned):
     torch.onnx.export(module, (x, rois), path, opset_version=16, input_names=["x", "rois"],
                       dynamic_axes={"rois": {0: "k"}})
     other = rois_on(gen, 17, 180)  # another RoI count than the export's
-    files = [str(tmp_path / n) for n in ("x.npy", "rois.npy", "ort.npy", "openvino.npy")]
-    np.save(files[0], x.numpy())
-    np.save(files[1], other.numpy())
-    run = subprocess.run([sys.executable, "-c", ONNX_RUNNER, path] + files, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    nodes = json.loads(run.stdout.strip().splitlines()[-1])
+    nodes, ort, openvino = run_onnx(path, {"x": x, "rois": other}, tmp_path)
     assert len(nodes) == 1, nodes
     attributes = nodes[0]["attributes"]
     assert attributes["coordinate_transformation_mode"] == ("half_pixel" if aligned else "output_half_pixel")
     assert attributes["mode"] == "avg" and attributes["output_height"] == 7 and attributes["sampling_ratio"] == 0
     ours = module(x, other)
-    close(ours, torch.from_numpy(np.load(files[2])))
-    if os.environ.get("ROIALIGN_OPENVINO_EXTENSION"):
-        close(ours, torch.from_numpy(np.load(files[3])))
-    elif os.environ.get("ROIALIGN_REQUIRE_TORCH_OPS") == "1":
-        pytest.fail("ROIALIGN_OPENVINO_EXTENSION is not set: the export is not checked in OpenVINO")
+    close(ours, ort)
+    if openvino is not None:
+        close(ours, openvino)
+
+
+class PyramidPooler(torch.nn.Module):
+    """Two images' boxes pooled from four FPN levels (512x640 images), by roialign.nn.MultiScaleRoIAlign (SCALE), or
+    by the op itself with the OPENVINO rule."""
+
+    def __init__(self, rule: str):
+        super().__init__()
+        self.rule = rule
+        self.pool = rnn.MultiScaleRoIAlign(["0", "1", "2", "3"], 7, 2)
+
+    def forward(self, p2, p3, p4, p5, boxes0, boxes1):
+        if self.rule == "SCALE":
+            return self.pool({"0": p2, "1": p3, "2": p4, "3": p5, "pool": p5}, [boxes0, boxes1], [(512, 640)] * 2)
+        rois = torch.cat([torch.cat([torch.zeros_like(boxes0[:, :1]), boxes0], 1),
+                          torch.cat([torch.ones_like(boxes1[:, :1]), boxes1], 1)])
+        return torch.ops.roialign.multi_scale_roi_align([p2, p3, p4, p5], rois, [0.25, 0.125, 0.0625, 0.03125], 7, 7,
+                                                        2, True, level_rule="OPENVINO")
+
+
+@pytest.mark.parametrize("rule", ["SCALE", "OPENVINO"])
+def test_multi_scale_onnx_export_runs_in_onnxruntime(gen, tmp_path, rule):
+    if not os.environ.get("ROIALIGN_PEERS_PATH"):
+        pytest.skip("ROIALIGN_PEERS_PATH (onnx, onnxruntime) is not set")
+    maps = [torch.randn(2, 8, 128 // 2 ** i, 160 // 2 ** i, generator=gen) for i in range(4)]
+
+    def boxes(k, largest):
+        b = boxes_on(gen, k, 500)
+        b[:, 2:] = b[:, :2] + torch.rand(k, 2, generator=gen) ** 2 * largest + 0.5
+        b[0, 2:] = b[0, :2]  # no area: the finest level (SCALE), not pooled (OPENVINO)
+        return b
+
+    module = PyramidPooler(rule).eval()
+    names = ["p2", "p3", "p4", "p5", "boxes0", "boxes1"]
+    path = str(tmp_path / "pyramid.onnx")
+    torch.onnx.export(module, tuple(maps) + (boxes(12, 600), boxes(9, 600)), path, opset_version=16,
+                      input_names=names, dynamic_axes={"boxes0": {0: "k0"}, "boxes1": {0: "k1"}})
+    # Other boxes and counts than the export's: boxes on every level, then on the finer two only (empty levels).
+    for largest, levels in ((1200, {0, 1, 2, 3}), (200, {0, 1})):
+        other = tuple(maps) + (boxes(23, largest), boxes(14, largest))
+        sides = torch.cat(other[4:])
+        area = (sides[:, 2] - sides[:, 0]) * (sides[:, 3] - sides[:, 1])
+        assert set((4 + torch.log2(area.sqrt() / 224) + 1e-6).floor().clamp(2, 5).int().tolist()) == \
+            {level + 2 for level in levels}
+        nodes, ort, openvino = run_onnx(path, dict(zip(names, other)), tmp_path)
+        assert len(nodes) == 4 and [n["attributes"]["spatial_scale"] for n in nodes] == [0.25, 0.125, 0.0625, 0.03125]
+        with torch.no_grad():
+            ours = module(*other)
+        assert ours.shape == (37, 8, 7, 7)
+        close(ours, ort)
+        if openvino is not None:
+            close(ours, openvino)
 
 
 def detector(name):
