@@ -3,7 +3,6 @@
 #include "result_pool.h"
 
 #include <c10/core/CPUAllocator.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <memory>
@@ -14,7 +13,8 @@
 namespace roialign_torch {
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
+// Block sizes are rounded up to this, so that a block serves results of nearby sizes.
+constexpr size_t kBlockGranule = size_t{2} << 20;
 // A model's poolers hold one to three large results per forward: a few free blocks are enough to reuse them all,
 // and the cap bounds what stays allocated between forwards.
 constexpr size_t kMaxFreeBlocks = 4;
@@ -45,9 +45,8 @@ class ResultPool {
       }
     }
     auto block = std::make_unique<Block>();
-    block->capacity = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    block->capacity = (bytes + kBlockGranule - 1) / kBlockGranule * kBlockGranule;
     block->memory = c10::GetCPUAllocator()->allocate(block->capacity);
-    AdviseHugePages(block->memory.get(), block->capacity);
     return block;
   }
 
@@ -74,14 +73,9 @@ class ResultPool {
   }
 
  private:
-  // Faulting a fresh block in 4 KiB pages costs more than zeroing it; transparent huge pages, where the system
-  // offers them on request, take one fault per 2 MiB.
-  static void AdviseHugePages(void* data, size_t bytes) {
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(uintptr_t{kHugePage} - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only
-  }
-
+  // Blocks are not advised MADV_HUGEPAGE: under Linux's default THP defrag setting (madvise), a fault in an advised
+  // region compacts memory on the spot when no huge page is free, which made first calls stall far longer than the
+  // 4 KiB faults take. Blocks are reused, so those faults are paid once per block.
   std::mutex mu_;
   std::vector<std::unique_ptr<Block>> free_;  // oldest first
   size_t free_bytes_ = 0;
