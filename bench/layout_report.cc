@@ -71,8 +71,9 @@ Columns: ms = minimum/median wall time over the rounds; "lim%" = fraction_of_lim
 limit / median time, where the limit (docs/performance-model.md) is a lower bound on any kernel's time from the
 best peaks of the rounds. A fraction above 100% would disprove the limit: the report then says so and exits with
 status 3. The spread of the limit itself (the median of the rounds' limits) goes to stderr with the progress.
-Under each line: the blocked kernels (time over NHWC's, at the minimum), then the conversion rows (time over the
-kernel that runs on the data's own layout, at the minimum).
+Under each line: the blocked kernels (time over NHWC's, at the minimum, and the f32 map's cache lines their bins
+read over NHWC's: blocks narrower than a 64-byte line read more of them for the same taps; bench/limit.h
+RoiBinLines), then the conversion rows (time over the kernel that runs on the data's own layout, at the minimum).
 
 Transform bandwidth (f32, in the first ISA's round robin; the library's transform runs on the host's best ISA
 whatever --isas says): the workload's NCHW map (every level for fpn) transformed to NCHW16c, NCHW8c and NHWC.
@@ -187,17 +188,19 @@ const Row* FindPath(const std::vector<Row>& rows, const std::string& path) {
   return nullptr;
 }
 
-// Under the table line of one (workload, ISA, dtype, threads): the blocked kernels (time over NHWC's), then the
-// conversion rows from `now[first]` on (time over the native kernel: the one on the data's own layout).
-void PrintExtras(const std::vector<Row>& now, size_t first) {
+// Under the table line of one (workload, ISA, dtype, threads): the blocked kernels (time over NHWC's, and the cache
+// lines their bins read over NHWC's: `bin_lines` of the workload), then the conversion rows from `now[first]` on
+// (time over the native kernel: the one on the data's own layout).
+void PrintExtras(const std::vector<Row>& now, size_t first, const double* bin_lines) {
   const Row* nhwc = FindPath(now, "NHWC");
   std::string line;
   char cell[160];
   for (Layout b : kBlockedLayouts) {
     const Row* r = FindPath(now, ToString(b));
     if (r == nullptr || nhwc == nullptr) continue;
-    std::snprintf(cell, sizeof(cell), " %s %.2f/%.2f ms (%.1f%%, %.2fx NHWC) |", r->path.c_str(), r->ms_min, r->ms,
-                  100 * r->fraction, r->ms_min / nhwc->ms_min);
+    std::snprintf(cell, sizeof(cell), " %s %.2f/%.2f ms (%.1f%%, %.2fx NHWC; lines %.2fx) |", r->path.c_str(),
+                  r->ms_min, r->ms, 100 * r->fraction, r->ms_min / nhwc->ms_min,
+                  bin_lines[1 + BlockedIndex(b)] / bin_lines[0]);
     line += cell;
   }
   if (!line.empty()) std::printf("%-9s %-7s %-5s %3s |%s\n", "", "", "", "", line.c_str());
@@ -469,7 +472,7 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
       std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | NCHW %.2fx, NHWC %.2fx\n",
                   "fpn", t->isa, "F32", nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
                   now[3].ms_min, now[3].ms, now[2].ms_min / now[0].ms_min, now[3].ms_min / now[1].ms_min);
-      PrintExtras(now, 4);
+      PrintExtras(now, 4, w.bin_lines);
       for (size_t k = 0; time_transforms && k < 3; ++k) {
         const Layout to = kBandwidthLayouts[k];
         transforms->push_back(SummarizeTransform("fpn", nt, Layout::kNCHW, to, shape.Bytes(Layout::kNCHW, DType::kF32),
@@ -800,7 +803,7 @@ int Main(int argc, char** argv) {
           std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | %s\n", spec.name.c_str(),
                       t->isa, ToString(dtype), nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
                       now[3].ms_min, now[3].ms, winner);
-          PrintExtras(now, 4);
+          PrintExtras(now, 4, w.bin_lines);
           for (size_t k = 0; time_transforms && k < 3; ++k) {
             const Layout to = kBandwidthLayouts[k];
             transforms.push_back(SummarizeTransform(spec.name, nt, Layout::kNCHW, to,

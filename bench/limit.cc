@@ -3,7 +3,10 @@
 #include "bench/limit.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
+
+#include "core/enums.h"
 
 namespace roialign {
 namespace bench {
@@ -30,7 +33,56 @@ void AxisDependence(const internal::AxisGeometry& g, int64_t pooled, int64_t siz
   *pixels = std::unique(all.begin(), all.end()) - all.begin();
 }
 
+// The distinct valid tap pixels of each bin along one axis, ascending: bin b's are out[b].
+std::vector<std::vector<int64_t>> BinPixels(const internal::AxisGeometry& g, int64_t pooled, int64_t size) {
+  std::vector<internal::AxisTap> taps(static_cast<size_t>(pooled * g.grid));
+  internal::FillAxisTaps(g, pooled, size, taps.data());
+  std::vector<std::vector<int64_t>> out(static_cast<size_t>(pooled));
+  for (int64_t b = 0; b < pooled; ++b) {
+    std::vector<int64_t>& px = out[static_cast<size_t>(b)];
+    for (int64_t i = 0; i < g.grid; ++i) {
+      const internal::AxisTap& t = taps[static_cast<size_t>(b * g.grid + i)];
+      if (!t.valid) continue;
+      px.push_back(t.lo);
+      px.push_back(t.hi);
+    }
+    std::sort(px.begin(), px.end());
+    px.erase(std::unique(px.begin(), px.end()), px.end());
+  }
+  return out;
+}
+
+// Lines that pixels `cols` (ascending) of `pixel_bytes` each cover in a row whose pixel 0 starts at byte `row`.
+int64_t RowLines(int64_t row, const std::vector<int64_t>& cols, int64_t pixel_bytes) {
+  int64_t lines = 0, last = -1;
+  for (int64_t x : cols) {
+    const int64_t first = (row + x * pixel_bytes) / 64, end = (row + (x + 1) * pixel_bytes - 1) / 64;
+    if (end > last) lines += end - std::max(first, last + 1) + 1;
+    last = std::max(last, end);
+  }
+  return lines;
+}
+
 }  // namespace
+
+double RoiBinLines(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
+                   int64_t W, int64_t C, Layout layout) {
+  const int64_t b = internal::EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)];
+  const int64_t block = b == 0 ? C : b;  // NHWC: one plane of whole pixels
+  const int64_t planes = (C + block - 1) / block, pixel_bytes = block * 4;
+  const std::vector<std::vector<int64_t>> rows = BinPixels(gy, pooled, H), cols = BinPixels(gx, pooled, W);
+  double lines = 0;
+  for (const std::vector<int64_t>& bin_rows : rows) {
+    for (const std::vector<int64_t>& bin_cols : cols) {
+      for (int64_t j = 0; j < planes; ++j) {
+        for (int64_t y : bin_rows) {
+          lines += static_cast<double>(RowLines((j * H + y) * W * pixel_bytes, bin_cols, pixel_bytes));
+        }
+      }
+    }
+  }
+  return lines;
+}
 
 double RoiOpsLowerBound(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
                         int64_t W) {

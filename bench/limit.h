@@ -21,6 +21,14 @@ namespace bench {
 double RoiOpsLowerBound(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
                         int64_t W);
 
+// The 64-byte cache lines of an f32 map (H x W, C channels, in `layout`) that one RoI's bins read in place, a line
+// counted once per bin that reads it: as when nothing survives in L1 from one bin to the next. A bin reads its
+// distinct tap rows by its distinct tap columns in every plane (NCHW: C planes of 4-byte pixels; NHWC: one plane of
+// C-float pixels); the map starts on a line. A block narrower than a line lets the pixel
+// pair (x, x + 1) of a tap straddle two lines, so those layouts read more lines than NHWC for the same taps.
+double RoiBinLines(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
+                   int64_t W, int64_t C, Layout layout);
+
 // One measurement of the machine: lane-operation rates of FMAs and of adds, and the time one pass that reads a
 // buffer of the workload's distinct input bytes and writes one of its output bytes takes.
 struct Peaks {

@@ -50,16 +50,19 @@ double LoadedPixels(const internal::AxisGeometry& gy, const internal::AxisGeomet
   return rows * cols;  // every bin row pairs with every bin column
 }
 
-// Roofline accounting of one RoI (x1 at r[1]) with the library's own geometry: its FMAs and loaded bytes, and the
-// map pixels its taps touch.
+// Roofline accounting of one RoI (x1 at r[1]) with the library's own geometry: its FMAs, loaded bytes and bin
+// lines, and the map pixels its taps touch.
 void AccountRoi(const Params& params, const float* r, const WorkloadSpec& spec, int64_t H, int64_t W,
-                std::vector<char>* touched, double* fmas, double* ops_bound, double* loaded_bytes) {
+                std::vector<char>* touched, double* fmas, double* ops_bound, double* loaded_bytes,
+                double* bin_lines) {
   const int64_t C = spec.channels;
   const internal::AxisGeometry gy = internal::AxisOf(r[2], r[4], spec.pooled, params);
   const internal::AxisGeometry gx = internal::AxisOf(r[1], r[3], spec.pooled, params);
   *fmas += static_cast<double>(C * spec.pooled * spec.pooled * 4 * gy.grid * gx.grid);
   *ops_bound += static_cast<double>(C) * RoiOpsLowerBound(gy, gx, spec.pooled, H, W);
   *loaded_bytes += static_cast<double>(C) * 4.0 * LoadedPixels(gy, gx, spec, H, W);
+  bin_lines[0] += RoiBinLines(gy, gx, spec.pooled, H, W, C, Layout::kNHWC);
+  for (Layout b : kBlockedLayouts) bin_lines[1 + BlockedIndex(b)] += RoiBinLines(gy, gx, spec.pooled, H, W, C, b);
   for (int64_t ph = 0; ph < spec.pooled; ++ph) {
     for (int64_t iy = 0; iy < gy.grid; ++iy) {
       const internal::AxisTap ty = internal::TapOf(internal::SamplePosition(gy, ph, iy), H);
@@ -201,7 +204,7 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
   std::vector<char> touched(static_cast<size_t>(H * W), 0);
   for (int64_t k = 0; k < spec.num_rois; ++k) {
     AccountRoi(params, &w.rois[static_cast<size_t>(5 * k)], spec, H, W, &touched, &w.fmas, &w.ops_bound,
-               &w.loaded_bytes);
+               &w.loaded_bytes, w.bin_lines);
   }
   const double pixels = static_cast<double>(std::count(touched.begin(), touched.end(), 1));
   w.distinct_input_bytes = pixels * static_cast<double>(C) * 4.0;
@@ -282,7 +285,7 @@ PyramidWorkload MakePyramidWorkload() {
     for (int64_t k = 0; k < w.num_rois; ++k) {
       if (w.levels[static_cast<size_t>(k)] != static_cast<int32_t>(l)) continue;
       AccountRoi(params, &w.rois[static_cast<size_t>(5 * k)], spec, w.heights[l], w.widths[l], &touched, &w.fmas,
-                 &w.ops_bound, &w.loaded_bytes);
+                 &w.ops_bound, &w.loaded_bytes, w.bin_lines);
     }
     w.distinct_input_bytes +=
         static_cast<double>(std::count(touched.begin(), touched.end(), 1)) * static_cast<double>(C) * 4.0;

@@ -70,6 +70,9 @@ struct Workload {
   // What the kernels' bin loops load, times C * 4: AVG one load per distinct pixel of each bin (merged taps),
   // MAX modes 4 per valid sample. Over the measured time it is the load bandwidth the kernel sustains.
   double loaded_bytes = 0;
+  // The f32 map's cache lines the bins read, each bin's counted once (RoiBinLines, bench/limit.h), summed over
+  // RoIs: [0] NHWC, [1 + BlockedIndex(b)] blocked layout b.
+  double bin_lines[4] = {};
   Params ParamsFor(Layout layout, DType dtype = DType::kF32) const;
   Inputs InputsFor(Layout layout, DType dtype = DType::kF32) const;
   // The map in `layout` and `dtype`; null for a blocked layout in a 16-bit dtype.
@@ -102,6 +105,7 @@ struct PyramidWorkload {
   std::vector<int32_t> levels;                 // each RoI's level under the SCALE rule
   // The accounting of Workload (bench/limit.h), summed over the levels (bytes for f32).
   double fmas = 0, ops_bound = 0, output_bytes = 0, distinct_input_bytes = 0, loaded_bytes = 0;
+  double bin_lines[4] = {};
   MultiLevelParams ParamsFor(Layout layout) const;
   // Single-level attributes of level l (its scale).
   Params LevelParams(Layout layout, size_t l) const;

@@ -137,6 +137,43 @@ TEST(LimitTest, OpsBoundNeverExceedsTheKernelsWork) {
   }
 }
 
+// One bin of one sample: its taps read pixel rows (3, 4) and columns (x0, x0 + 1) of an 8 x 8 map.
+double OneSampleLines(float x0, int64_t C, Layout layout) {
+  const internal::AxisGeometry gy = {3.0f, 0.5f, 0.5f, 1}, gx = {x0, 0.5f, 0.5f, 1};  // the sample a quarter in
+  return RoiBinLines(gy, gx, 1, 8, 8, C, layout);
+}
+
+// Counted by hand: an f32 pixel pair starting at an odd pixel of 32 bytes straddles two lines, at an even one it
+// fills one; 64-byte pixels take a line each; a 1 KiB NHWC pixel 16; every plane counts.
+TEST(LimitTest, BinLinesCountTheLinesOfEachPlaneAPixelPairTouches) {
+  EXPECT_EQ(OneSampleLines(2.0f, 8, Layout::kNCHW8c), 2 * 1);
+  EXPECT_EQ(OneSampleLines(1.0f, 8, Layout::kNCHW8c), 2 * 2);
+  EXPECT_EQ(OneSampleLines(1.0f, 8, Layout::kNHWC), 2 * 2);
+  EXPECT_EQ(OneSampleLines(1.0f, 24, Layout::kNCHW8c), 3 * 2 * 2);
+  EXPECT_EQ(OneSampleLines(0.0f, 24, Layout::kNCHW4c), 6 * 2 * 1);
+  EXPECT_EQ(OneSampleLines(3.0f, 24, Layout::kNCHW4c), 6 * 2 * 2);
+  EXPECT_EQ(OneSampleLines(1.0f, 32, Layout::kNCHW16c), 2 * 2 * 2);
+  EXPECT_EQ(OneSampleLines(1.0f, 256, Layout::kNHWC), 2 * 2 * 16);
+  // NCHW: a plane per channel, 4-byte pixels; both pairs lie inside one line of their row.
+  EXPECT_EQ(OneSampleLines(1.0f, 3, Layout::kNCHW), 3 * 2 * 1);
+  // A 12-float NHWC pixel (48 bytes) starts mid-line: pixels 1 and 2 are bytes [48, 144), three lines.
+  EXPECT_EQ(OneSampleLines(1.0f, 12, Layout::kNHWC), 2 * 3);
+}
+
+// On the standard workloads' RoIs, with 16 channels (one line per NHWC pixel): NCHW16c reads NHWC's lines, narrower
+// blocks more, the narrowest most.
+TEST(LimitTest, NarrowBlocksReadMoreLinesThanNhwc) {
+  for (WorkloadSpec spec : StandardWorkloads()) {
+    spec.channels = 16;
+    const Workload w = MakeWorkload(spec);
+    EXPECT_GT(w.bin_lines[0], 0.0) << spec.name;
+    EXPECT_EQ(w.bin_lines[1 + BlockedIndex(Layout::kNCHW16c)], w.bin_lines[0]) << spec.name;
+    EXPECT_GT(w.bin_lines[1 + BlockedIndex(Layout::kNCHW8c)], w.bin_lines[0]) << spec.name;
+    EXPECT_GT(w.bin_lines[1 + BlockedIndex(Layout::kNCHW4c)], w.bin_lines[1 + BlockedIndex(Layout::kNCHW8c)])
+        << spec.name;
+  }
+}
+
 }  // namespace
 }  // namespace bench
 }  // namespace roialign
