@@ -102,6 +102,33 @@ constexpr int64_t kPrefetchPlanesAbove = 8, kPrefetchPlanesUpTo = 16;
 // How far ahead of a task each plane is prefetched: about a page, past what the hardware prefetchers fetch.
 constexpr int64_t kPrefetchAheadBytes = 4096;
 
+// NHWC pixels of at most this many channels go through TransposeGroups: one 64-plane block per task, whose output
+// is a contiguous run that streams past the caches.
+constexpr int64_t kTransposePixelRunsAbove = 64;
+
+// NCHW to or from NHWC when the pixels hold more channels than one transpose block: per task, kBlockColumns
+// pixels with all their channels, kBlockRows planes at a time, as the band transform does. The planar side is then
+// 8 sequential streams of 2 KiB (f32) at a time, which the hardware prefetchers follow, where 64 x 64 blocks were 64
+// streams of 256 bytes.
+void TransposePixelRuns(TransposeBlockFn transpose, int64_t bytes, bool planar_in, const void* input, int64_t n,
+                        int64_t c, int64_t hw, void* output, const Threading& threading) {
+  const int64_t pix_blocks = (hw + kBlockColumns - 1) / kBlockColumns, tasks = n * pix_blocks;
+  const auto* in = static_cast<const unsigned char*>(input);
+  auto* out = static_cast<unsigned char*>(output);
+  ParallelFor(tasks, ResolveThreadCount(threading, tasks), threading, [&](int64_t t, int) {
+    const int64_t image = t / pix_blocks, p0 = t % pix_blocks * kBlockColumns, p1 = std::min(hw, p0 + kBlockColumns);
+    const int64_t offset = image * c * hw * bytes;  // an image starts at the same offset in both layouts
+    for (int64_t k0 = 0; k0 < c; k0 += kBlockRows) {
+      const int64_t k1 = std::min(c, k0 + kBlockRows);
+      if (planar_in) {
+        transpose(in + offset, hw, c, k0, k1, p0, p1, out + offset);
+      } else {
+        transpose(in + offset, c, hw, p0, p1, k0, k1, out + offset);
+      }
+    }
+  });
+}
+
 // NCHW to or from a layout that keeps channels in groups of `group` (NHWC: one group of all channels): per image
 // and group, a transpose of (the group's channels) x (pixels). Planar to grouped zeroes the padded lanes of a
 // partial last group; grouped to planar never reads them.
@@ -228,6 +255,10 @@ Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, i
   const int64_t bytes = BytesOf(dtype), pixels = height * width;
   if (from == to && !IsBlocked(from)) {
     CopyAll(input, in_bytes, output, threading);
+  } else if ((from == Layout::kNCHW || to == Layout::kNCHW) && !IsBlocked(from) && !IsBlocked(to) &&
+             channels > kTransposePixelRunsAbove) {
+    TransposePixelRuns(BestTargetFns()[static_cast<size_t>(dtype)].transpose, bytes, from == Layout::kNCHW, input,
+                       batch, channels, pixels, output, threading);
   } else if (from == Layout::kNCHW || to == Layout::kNCHW) {
     const bool planar_in = from == Layout::kNCHW;
     TransposeGroups(BestTargetFns()[static_cast<size_t>(dtype)], bytes, planar_in, input, batch, channels, pixels,

@@ -30,9 +30,12 @@ class LayoutTransformTest : public ::testing::TestWithParam<int64_t> {
 TEST_P(LayoutTransformTest, MatchesNaiveAndRoundTrips) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  // {2, 75, 23, 31}: more channels than one 64-plane block (the pixel-run path), and 713 pixels, a full and a
+  // partial run of 512 per image.
   struct Shape {
     int64_t n, c, h, w;
-  } shapes[] = {{1, 1, 1, 1}, {1, 3, 5, 7}, {2, 4, 4, 4}, {1, 33, 9, 11}, {3, 64, 7, 5}, {1, 5, 40, 37}};
+  } shapes[] = {{1, 1, 1, 1}, {1, 3, 5, 7}, {2, 4, 4, 4}, {1, 33, 9, 11}, {3, 64, 7, 5}, {1, 5, 40, 37},
+                {2, 75, 23, 31}};
   for (const Shape& s : shapes) {
     std::vector<float> nchw(static_cast<size_t>(s.n * s.c * s.h * s.w));
     for (float& v : nchw) v = u(rng);
@@ -52,7 +55,8 @@ TEST_P(LayoutTransformTest, SixteenBitElementsMoveBitForBit) {
   std::uniform_int_distribution<int> u(0, 0xFFFF);
   struct Shape {
     int64_t n, c, h, w;
-  } shapes[] = {{1, 1, 1, 1}, {1, 3, 5, 7}, {2, 8, 4, 2}, {1, 33, 9, 11}, {3, 64, 7, 5}, {1, 9, 40, 37}};
+  } shapes[] = {{1, 1, 1, 1}, {1, 3, 5, 7}, {2, 8, 4, 2}, {1, 33, 9, 11}, {3, 64, 7, 5}, {1, 9, 40, 37},
+                {2, 75, 23, 31}};
   for (DType dtype : {DType::kF16, DType::kBF16}) {
     for (const Shape& s : shapes) {
       std::vector<uint16_t> nchw(static_cast<size_t>(s.n * s.c * s.h * s.w));
