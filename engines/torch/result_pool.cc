@@ -44,6 +44,9 @@ class ResultPool {
         return block;
       }
     }
+    // Not advised MADV_HUGEPAGE: under Linux's default THP defrag setting (madvise), a fault in an advised region
+    // compacts memory on the spot when no huge page is free, which made first calls stall far longer than the 4 KiB
+    // faults take. Blocks are reused, so those faults are paid once per block.
     auto block = std::make_unique<Block>();
     block->capacity = (bytes + kBlockGranule - 1) / kBlockGranule * kBlockGranule;
     block->memory = c10::GetCPUAllocator()->allocate(block->capacity);
@@ -73,9 +76,6 @@ class ResultPool {
   }
 
  private:
-  // Blocks are not advised MADV_HUGEPAGE: under Linux's default THP defrag setting (madvise), a fault in an advised
-  // region compacts memory on the spot when no huge page is free, which made first calls stall far longer than the
-  // 4 KiB faults take. Blocks are reused, so those faults are paid once per block.
   std::mutex mu_;
   std::vector<std::unique_ptr<Block>> free_;  // oldest first
   size_t free_bytes_ = 0;
