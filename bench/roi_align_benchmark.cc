@@ -4,7 +4,8 @@
 // each dtype it serves, at 1 and all threads (OpenMP, and at all threads also an engine-style worker pool of as many
 // threads: <workload>/<implementation>/<dtype>/pool:<n>), with the roofline counters of docs/performance-model.md (peaks
 // measured at start-up, same run). Names are <workload>/<implementation>/<dtype>/threads:<n>; filter with
-// --benchmark_filter, e.g. 'default/.*avx2/f16', and choose dtypes with --dtypes=f32,f16,bf16 (default: all).
+// --benchmark_filter, e.g. 'default/.*avx2/f16', and choose dtypes with --dtypes=f32,f16,bf16 (default: all). The
+// library's layout transforms of the default map run as transform/<from>_to_<to>/<dtype>/threads:<n>.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -149,6 +150,28 @@ void BM_Pyramid(benchmark::State& state, std::string target, Layout layout, int 
       benchmark::Counter(LimitOf(w, CachedPyramidPeaks(threads)).seconds, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// roialign::TransformLayout of the workload's map from one layout to another (f32 for the blocked layouts, whose
+// maps the workloads build in f32 only), with the bytes it reads and writes over the time: for A/B runs of the
+// transforms alone (bench/ab.py), beside the kernels they serve.
+void BM_Transform(benchmark::State& state, const WorkloadSpec& spec, Layout from, Layout to, DType dtype, int threads) {
+  const Workload& w = CachedWorkload(spec);
+  const int64_t C = spec.channels, H = spec.height, W = spec.width;
+  const int64_t in_bytes = internal::StoredChannels(from, C) * H * W * internal::BytesOf(dtype);
+  const int64_t out_bytes = internal::StoredChannels(to, C) * H * W * internal::BytesOf(dtype);
+  AlignedBuffer out(static_cast<size_t>(out_bytes / 4 + 1));
+  for (auto _ : state) {
+    const Status s = TransformLayout(dtype, from, to, w.Map(from, dtype), 1, C, H, W, out.data(), threads);
+    if (!s.ok()) {
+      state.SkipWithError(s.message().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(in_bytes + out_bytes) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // "f16" for DType::kF16.
 std::string Lower(DType dtype) {
   std::string s = ToString(dtype);
@@ -182,6 +205,28 @@ void RegisterAll(const std::vector<DType>& dtypes) {
               ->Unit(benchmark::kMillisecond)
               ->MinTime(0.2);
         }
+      }
+    }
+  }
+  // The map transforms of the default workload: transform/<from>_to_<to>/<dtype>/threads:<n>.
+  const struct {
+    Layout from, to;
+  } kTransforms[] = {{Layout::kNCHW, Layout::kNHWC},    {Layout::kNHWC, Layout::kNCHW},
+                     {Layout::kNCHW, Layout::kNCHW8c},  {Layout::kNCHW, Layout::kNCHW16c},
+                     {Layout::kNCHW16c, Layout::kNCHW}, {Layout::kNCHW8c, Layout::kNHWC},
+                     {Layout::kNHWC, Layout::kNCHW8c},  {Layout::kNCHW16c, Layout::kNHWC},
+                     {Layout::kNHWC, Layout::kNCHW16c}};
+  for (const auto& t : kTransforms) {
+    for (DType dtype : dtypes) {
+      if ((internal::IsBlocked(t.from) || internal::IsBlocked(t.to)) && dtype != DType::kF32) continue;
+      for (int threads : {1, all}) {
+        if (threads == all && all == 1) continue;
+        const std::string name = std::string("transform/") + ToString(t.from) + "_to_" + ToString(t.to) + "/" +
+                                 Lower(dtype) + "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Transform, StandardWorkloads()[0], t.from, t.to, dtype, threads)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.2);
       }
     }
   }
