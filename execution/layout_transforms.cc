@@ -202,7 +202,9 @@ void CopyRuns(int64_t bytes, Layout from, Layout to, const void* input, int64_t 
   const int64_t in_stored = StoredChannels(from, c), out_stored = StoredChannels(to, c);
   const int64_t run = std::min(IsBlocked(from) ? in_group : INT64_MAX, IsBlocked(to) ? out_group : INT64_MAX);
   const int64_t out_groups = out_stored / out_group, runs = (out_group + run - 1) / run;
-  const int64_t pix_block = std::max<int64_t>(1, kTaskElements / out_group);
+  // At least kBlockColumns pixels per task: from a blocked input, each run then reads one plane 512 pixels in
+  // sequence, where 16-pixel tasks into NHWC read 16 planes (C = 256) a line or two at a time.
+  const int64_t pix_block = std::max(kBlockColumns, kTaskElements / out_group);
   const int64_t pix_blocks = (hw + pix_block - 1) / pix_block;
   const int64_t tasks = n * pix_blocks * out_groups;
   const auto* in = static_cast<const unsigned char*>(input);
