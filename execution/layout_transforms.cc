@@ -83,9 +83,21 @@ Status CheckTransform(DType dtype, Layout from, Layout to, const void* input, in
   return Status::Ok();
 }
 
-// Elements a transform's task moves: a task's source and destination (16 KiB each in f32) stay in L1, and the
-// task is long enough to amortize its dispatch.
+// Elements a transpose task of TransposeGroups moves (at least): its source and destination (16 KiB each in f32)
+// stay in L1, and the task is long enough to amortize its dispatch.
 constexpr int64_t kTaskElements = 4096;
+
+// Pixels per task of the paths that take every channel of a run of pixels (TransposePixelRuns, CopyRuns): each
+// plane is then read or written 512 pixels in sequence. Small maps take shorter runs, down to
+// kMinPixelRun, until every thread has about four tasks.
+constexpr int64_t kPixelRun = 512, kMinPixelRun = 64;
+int64_t PixelRun(int64_t n, int64_t hw, int64_t groups, const Threading& threading) {
+  const int64_t most_tasks = n * groups * ((hw + kMinPixelRun - 1) / kMinPixelRun);
+  const int64_t wanted = 4 * static_cast<int64_t>(ResolveThreadCount(threading, most_tasks));
+  int64_t run = kPixelRun;
+  while (run > kMinPixelRun && n * groups * ((hw + run - 1) / run) < wanted) run /= 2;
+  return run;
+}
 
 // Hints that the line at p be fetched into L2, not L1: the transposes' blocks fill L1 already.
 inline void PrefetchToL2(const unsigned char* p) {
@@ -102,21 +114,22 @@ constexpr int64_t kPrefetchPlanesAbove = 8, kPrefetchPlanesUpTo = 16;
 // How far ahead of a task each plane is prefetched: about a page, past what the hardware prefetchers fetch.
 constexpr int64_t kPrefetchAheadBytes = 4096;
 
-// NHWC pixels of at most this many channels go through TransposeGroups: one 64-plane block per task, whose output
-// is a contiguous run that streams past the caches.
+// NHWC pixels of at most this many channels go through TransposeGroups: one 64-plane block per task, whose
+// NHWC output is one contiguous run (streamed past the caches when large).
 constexpr int64_t kTransposePixelRunsAbove = 64;
 
-// NCHW to or from NHWC when the pixels hold more channels than one transpose block: per task, kBlockColumns
-// pixels with all their channels, kBlockRows planes at a time, as the band transform does. The planar side is then
+// NCHW to or from NHWC when the pixels hold more channels than one transpose block: per task, a run of pixels
+// (PixelRun) with all their channels, kBlockRows planes at a time, as the band transform does. The planar side is then
 // 8 sequential streams of 2 KiB (f32) at a time, which the hardware prefetchers follow, where 64 x 64 blocks were 64
 // streams of 256 bytes.
 void TransposePixelRuns(TransposeBlockFn transpose, int64_t bytes, bool planar_in, const void* input, int64_t n,
                         int64_t c, int64_t hw, void* output, const Threading& threading) {
-  const int64_t pix_blocks = (hw + kBlockColumns - 1) / kBlockColumns, tasks = n * pix_blocks;
+  const int64_t run = PixelRun(n, hw, 1, threading);
+  const int64_t pix_blocks = (hw + run - 1) / run, tasks = n * pix_blocks;
   const auto* in = static_cast<const unsigned char*>(input);
   auto* out = static_cast<unsigned char*>(output);
   ParallelFor(tasks, ResolveThreadCount(threading, tasks), threading, [&](int64_t t, int) {
-    const int64_t image = t / pix_blocks, p0 = t % pix_blocks * kBlockColumns, p1 = std::min(hw, p0 + kBlockColumns);
+    const int64_t image = t / pix_blocks, p0 = t % pix_blocks * run, p1 = std::min(hw, p0 + run);
     const int64_t offset = image * c * hw * bytes;  // an image starts at the same offset in both layouts
     for (int64_t k0 = 0; k0 < c; k0 += kBlockRows) {
       const int64_t k1 = std::min(c, k0 + kBlockRows);
@@ -202,9 +215,9 @@ void CopyRuns(int64_t bytes, Layout from, Layout to, const void* input, int64_t 
   const int64_t in_stored = StoredChannels(from, c), out_stored = StoredChannels(to, c);
   const int64_t run = std::min(IsBlocked(from) ? in_group : INT64_MAX, IsBlocked(to) ? out_group : INT64_MAX);
   const int64_t out_groups = out_stored / out_group, runs = (out_group + run - 1) / run;
-  // At least kBlockColumns pixels per task: from a blocked input, each run then reads one plane 512 pixels in
-  // sequence, where 16-pixel tasks into NHWC read 16 planes (C = 256) a line or two at a time.
-  const int64_t pix_block = std::max(kBlockColumns, kTaskElements / out_group);
+  // At least a PixelRun per task: from a blocked input, each run of channels then reads one plane for all the
+  // task's pixels, where 16-pixel tasks into NHWC read 16 planes (C = 256) a line or two at a time.
+  const int64_t pix_block = std::max(PixelRun(n, hw, out_groups, threading), kTaskElements / out_group);
   const int64_t pix_blocks = (hw + pix_block - 1) / pix_block;
   const int64_t tasks = n * pix_blocks * out_groups;
   const auto* in = static_cast<const unsigned char*>(input);
@@ -245,8 +258,9 @@ void CopyAll(const void* input, int64_t bytes, void* output, const Threading& th
 
 }  // namespace
 
-// One path per family of pairs: NCHW against a grouped layout is a transpose per group, two grouped layouts copy
-// runs of channels per pixel, and NCHW or NHWC to itself is a plain copy.
+// One path per family of pairs: NCHW against NHWC pixels of many channels is a transpose per run of pixels, NCHW
+// against another grouped layout a transpose per group, two grouped layouts copy runs of channels per pixel, and
+// NCHW or NHWC to itself is a plain copy.
 Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
                        int64_t height, int64_t width, void* output, const Threading& threading,
                        int64_t stream_above) {

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Layout transforms against naive loops, f32 and 16-bit, on every Highway target compiled (the test shares the
 // library's HWY_TARGETS definitions) that this CPU supports: NCHW <-> NHWC with shapes that leave partial tiles
-// (4x4 for f32, 8x8 for 16-bit) and partial 64x64 blocks, and every pair of the five layouts with channel counts
-// that leave partial blocks, for any thread count and a caller's pool; refusals leave the output untouched.
+// (4x4 for f32, 8x8 for 16-bit), partial 64x64 blocks and partial runs of pixels, and every pair of the five
+// layouts with channel counts that leave partial blocks, for any thread count and a caller's pool; refusals leave
+// the output untouched.
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
@@ -192,21 +193,24 @@ TEST_P(LayoutTransformTest, EveryPairOfLayoutsMatchesTheOracle) {
 // best target only: how tasks are split does not depend on the target.
 TEST(LayoutTransformThreads, EveryPairGivesTheSameBitsOnAnyThreads) {
   std::mt19937 rng(29);
-  const int64_t n = 2, c = 17, h = 24, w = 45, hw = h * w;
-  const std::vector<uint32_t> logical = RandomElements<uint32_t>(static_cast<size_t>(n * c * hw), &rng);
+  const int64_t n = 2, h = 24, w = 45, hw = h * w;
   worker_pool* workers = worker_pool_create(3);
   const ThreadPool pool = worker_pool_interface(workers);
-  for (Layout from : kLayouts) {
-    const std::vector<uint32_t> input = Store(logical, from, n, c, hw, kNaN<uint32_t>);
-    for (Layout to : kLayouts) {
-      const size_t size = static_cast<size_t>(ElementsIn(to, n, c, hw));
-      std::vector<uint32_t> one(size, 1), two(size, 2), pooled(size, 3);
-      ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, one.data(), 1).ok());
-      ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, two.data(), 2).ok());
-      ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, pooled.data(), pool).ok());
-      EXPECT_TRUE(one == Store(logical, to, n, c, hw, 0u)) << ToString(from) << " -> " << ToString(to);
-      EXPECT_TRUE(two == one) << ToString(from) << " -> " << ToString(to);
-      EXPECT_TRUE(pooled == one) << ToString(from) << " -> " << ToString(to);
+  // 75 channels: NCHW <-> NHWC takes runs of pixels with every channel, and the runs shorten for more threads.
+  for (int64_t c : {17, 75}) {
+    const std::vector<uint32_t> logical = RandomElements<uint32_t>(static_cast<size_t>(n * c * hw), &rng);
+    for (Layout from : kLayouts) {
+      const std::vector<uint32_t> input = Store(logical, from, n, c, hw, kNaN<uint32_t>);
+      for (Layout to : kLayouts) {
+        const size_t size = static_cast<size_t>(ElementsIn(to, n, c, hw));
+        std::vector<uint32_t> one(size, 1), two(size, 2), pooled(size, 3);
+        ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, one.data(), 1).ok());
+        ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, two.data(), 2).ok());
+        ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, pooled.data(), pool).ok());
+        EXPECT_TRUE(one == Store(logical, to, n, c, hw, 0u)) << ToString(from) << " -> " << ToString(to) << " C=" << c;
+        EXPECT_TRUE(two == one) << ToString(from) << " -> " << ToString(to) << " C=" << c;
+        EXPECT_TRUE(pooled == one) << ToString(from) << " -> " << ToString(to) << " C=" << c;
+      }
     }
   }
   worker_pool_destroy(workers);
