@@ -67,6 +67,7 @@ int64_t RowLines(int64_t row, const std::vector<int64_t>& cols, int64_t pixel_by
 
 double RoiBinLines(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
                    int64_t W, int64_t C, Layout layout) {
+  if (C <= 0) return 0.0;
   const int64_t b = internal::EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)];
   const int64_t block = b == 0 ? C : b;  // NHWC: one plane of whole pixels
   const int64_t planes = (C + block - 1) / block, pixel_bytes = block * 4;

@@ -24,8 +24,9 @@ double RoiOpsLowerBound(const internal::AxisGeometry& gy, const internal::AxisGe
 // The 64-byte cache lines of an f32 map (H x W, C channels, in `layout`) that one RoI's bins read in place, a line
 // counted once per bin that reads it: as when nothing survives in L1 from one bin to the next. A bin reads its
 // distinct tap rows by its distinct tap columns in every plane (NCHW: C planes of 4-byte pixels; NHWC: one plane of
-// C-float pixels); the map starts on a line. A block narrower than a line lets the pixel
-// pair (x, x + 1) of a tap straddle two lines, so those layouts read more lines than NHWC for the same taps.
+// C-float pixels; blocked: ceil(C / b) planes, the last one's padded lanes included); the map starts on a line. A
+// block narrower than a line lets the pixel pair (x, x + 1) of a tap straddle two lines, so those layouts read more
+// lines than NHWC for the same taps.
 double RoiBinLines(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
                    int64_t W, int64_t C, Layout layout);
 

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The limit's counts (bench/limit.h) against the semantics: the operations bound is D - B of the pixels and bins
 // the scalar reference really depends on, the input bytes are the pixels whose Inf reaches the output, and on
-// every standard workload in every pool mode the bound never exceeds what the kernels execute.
+// every standard workload in every pool mode the bound never exceeds what the kernels execute. The bin line counts
+// against lines counted by hand, and their order across layouts on the standard workloads.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -156,6 +157,13 @@ TEST(LimitTest, BinLinesCountTheLinesOfEachPlaneAPixelPairTouches) {
   EXPECT_EQ(OneSampleLines(1.0f, 256, Layout::kNHWC), 2 * 2 * 16);
   // NCHW: a plane per channel, 4-byte pixels; both pairs lie inside one line of their row.
   EXPECT_EQ(OneSampleLines(1.0f, 3, Layout::kNCHW), 3 * 2 * 1);
+  // 20 channels of NCHW8c are 3 planes, the last one padded.
+  EXPECT_EQ(OneSampleLines(1.0f, 20, Layout::kNCHW8c), 3 * 2 * 2);
+  // NCHW4c rows of 5 pixels (80 bytes) start mid-line: row 3 at byte 240, so pixels 0 and 1 straddle lines 3 and
+  // 4; row 4 at byte 320 holds them in line 5.
+  const internal::AxisGeometry gy = {3.0f, 0.5f, 0.5f, 1}, gx = {0.0f, 0.5f, 0.5f, 1};
+  EXPECT_EQ(RoiBinLines(gy, gx, 1, 8, 5, 4, Layout::kNCHW4c), 2 + 1);
+  EXPECT_EQ(RoiBinLines(gy, gx, 1, 8, 5, 0, Layout::kNHWC), 0);
   // A 12-float NHWC pixel (48 bytes) starts mid-line: pixels 1 and 2 are bytes [48, 144), three lines.
   EXPECT_EQ(OneSampleLines(1.0f, 12, Layout::kNHWC), 2 * 3);
 }
