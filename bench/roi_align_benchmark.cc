@@ -215,7 +215,8 @@ void RegisterAll(const std::vector<DType>& dtypes) {
                      {Layout::kNCHW, Layout::kNCHW8c},  {Layout::kNCHW, Layout::kNCHW16c},
                      {Layout::kNCHW16c, Layout::kNCHW}, {Layout::kNCHW8c, Layout::kNHWC},
                      {Layout::kNHWC, Layout::kNCHW8c},  {Layout::kNCHW16c, Layout::kNHWC},
-                     {Layout::kNHWC, Layout::kNCHW16c}};
+                     {Layout::kNHWC, Layout::kNCHW16c}, {Layout::kNCHW4c, Layout::kNHWC},
+                     {Layout::kNHWC, Layout::kNCHW4c}};
   for (const auto& t : kTransforms) {
     for (DType dtype : dtypes) {
       if ((internal::IsBlocked(t.from) || internal::IsBlocked(t.to)) && dtype != DType::kF32) continue;
