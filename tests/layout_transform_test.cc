@@ -166,7 +166,8 @@ void CheckEveryPair(DType dtype) {
           ASSERT_TRUE(st.ok()) << st.message();
           ASSERT_TRUE(got == expected) << ToString(dtype) << " " << ToString(from) << " -> " << ToString(to)
                                        << " C=" << c << " " << s.n << "x" << s.h << "x" << s.w;
-          if (from == Layout::kNCHW) {  // the same through the non-temporal stores that large outputs take
+          // The same through the paths of tensors beyond the caches: non-temporal stores, NHWC -> NCHW's pixel runs.
+          if (from == Layout::kNCHW || (from == Layout::kNHWC && to == Layout::kNCHW)) {
             std::vector<T> streamed(expected.size(), kSentinelOf<T>);
             ASSERT_TRUE(internal::TransformLayout(dtype, from, to, input.data(), s.n, c, s.h, s.w, streamed.data(),
                                                   internal::Threading{1, nullptr}, /*stream_above=*/0)
@@ -210,6 +211,15 @@ TEST(LayoutTransformThreads, EveryPairGivesTheSameBitsOnAnyThreads) {
         EXPECT_TRUE(one == Store(logical, to, n, c, hw, 0u)) << ToString(from) << " -> " << ToString(to) << " C=" << c;
         EXPECT_TRUE(two == one) << ToString(from) << " -> " << ToString(to) << " C=" << c;
         EXPECT_TRUE(pooled == one) << ToString(from) << " -> " << ToString(to) << " C=" << c;
+        if (from != Layout::kNHWC || to != Layout::kNCHW) continue;
+        // NHWC -> NCHW takes runs of pixels only beyond the caches: the same bits there, on threads and a pool.
+        for (const internal::Threading& threading : {internal::Threading{2, nullptr}, internal::Threading{0, &pool}}) {
+          std::vector<uint32_t> runs(size, 4);
+          ASSERT_TRUE(internal::TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, runs.data(), threading,
+                                                /*stream_above=*/0)
+                          .ok());
+          EXPECT_TRUE(runs == one) << "NHWC -> NCHW in runs of pixels, C=" << c;
+        }
       }
     }
   }
