@@ -16,7 +16,7 @@ $SUDO apt-get update -qq
 # libtorch-dev: LibTorch for the PyTorch operator library (engines/torch), the one Debian's python3-torch runs on.
 pkgs=(cmake ninja-build g++ pkg-config libhwy-dev libgtest-dev libbenchmark-dev libomp-dev
       python3-numpy python3-torchvision python3-matplotlib python3-pip clang libclang-rt-14-dev
-      python3-dev python3-venv python3-pytest libtorch-dev)
+      python3-dev python3-venv python3-pytest libtorch-dev valgrind)
 if [ "$with_arm" = "1" ]; then
   pkgs+=(crossbuild-essential-arm64 qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libgomp1:arm64)
 fi

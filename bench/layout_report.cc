@@ -20,10 +20,13 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/conversions.h"
 #include "bench/limit.h"
+#include "bench/stability.h"
+#include "bench/verdict.h"
 #include "bench/workloads.h"
 #include "core/enums.h"
 #include "strategy/registry.h"
@@ -56,6 +59,9 @@ Usage: layout_report [options]
                         map rounded to nearest even; an ISA that does not serve a dtype is skipped)
   --repeats=N         rounds (default 7): each round measures the peaks and then times every path once (after
                         an untimed run), in an order that reverses from round to round
+  --settle=N          measure a group (workload, ISA, dtype, threads) again, up to N times, while one of its rows is
+                        unstable (default 0); the rows keep the last attempt and say how many ran
+  --max-spread=X      a row whose median is more than X above its minimum is unstable (default 0.10)
   --json=FILE         write the results as JSON (schema in docs/layouts.md)
   --dump-dir=DIR      write each workload's map, RoIs and our NCHW result there, for bench/peers.py
   --help              this text
@@ -83,9 +89,17 @@ reads the map's bytes and writes as many, with and without streaming stores, bes
 way, read + written, on the same threads. "of copy" = transform GB/s at the minimum time over the copy's best GB/s
 of the rounds, then the median over the rounds of each round's transform GB/s over that round's copy GB/s.
 
-The verdict at the end: per ISA, dtype and thread count, the kernel layout with the least time summed over the
+Stability: the machine is sampled before and after each group's rounds (/proc/loadavg, /proc/stat, this
+process's own CPU time). A row is unstable, marked "!" in the table with an UNSTABLE line giving the reason, if
+its median is more than --max-spread above its minimum, if the limit's rounds disagree as much, if other
+processes used more cores than the row's threads left idle (plus 0.25), if steal exceeds 5% of CPU time, or if
+the load average exceeds the cores by 0.5. The JSON carries the same judgement per row.
+
+The verdict at the end, from stable rows only: per ISA, dtype and thread count, the kernel layout with the least time summed over the
 workloads that ran every layout, and per conversion row its time over the native kernel (the kernel on the data's
-own layout) and the transforms' share of the row (row minus the kernel it wraps, over the row).
+own layout) and the transforms' share of the row (row minus the kernel it wraps, over the row; never negative:
+a row no slower than its kernel has no measurable share). A key whose workloads all had unstable kernel rows
+says that its verdict could not be built.
 )";
 
 std::vector<std::string> Split(const std::string& s, char sep) {
@@ -174,18 +188,20 @@ void WriteFile(const std::string& path, const void* data, size_t bytes) {
   }
 }
 
-struct Row {
-  std::string workload, isa, dtype, path;
-  int threads;
-  double ms, ms_min, fraction, fraction_median, gfma, load_gb;
-};
-
 // The row of `path` in `rows`, or null.
 const Row* FindPath(const std::vector<Row>& rows, const std::string& path) {
   for (const Row& r : rows) {
     if (r.path == path) return &r;
   }
   return nullptr;
+}
+
+// A kernel's cell of the table: ms min/median (fraction_of_limit at each), "!" after an unstable row's.
+std::string Cell(const Row& r) {
+  char c[64];
+  std::snprintf(c, sizeof(c), "%7.2f/%7.2f (%5.1f/%5.1f%%)%s", r.ms_min, r.ms, 100 * r.fraction,
+                100 * r.fraction_median, r.stable() ? "" : "!");
+  return std::string(c);
 }
 
 // Under the table line of one (workload, ISA, dtype, threads): the blocked kernels (time over NHWC's, and the cache
@@ -198,7 +214,8 @@ void PrintExtras(const std::vector<Row>& now, size_t first, const double* bin_li
   for (Layout b : kBlockedLayouts) {
     const Row* r = FindPath(now, ToString(b));
     if (r == nullptr || nhwc == nullptr) continue;
-    std::snprintf(cell, sizeof(cell), " %s %.2f/%.2f ms (%.1f%%, %.2fx NHWC; lines %.2fx) |", r->path.c_str(),
+    std::snprintf(cell, sizeof(cell), " %s%s %.2f/%.2f ms (%.1f%%, %.2fx NHWC; lines %.2fx) |", r->path.c_str(),
+                  r->stable() ? "" : "!",
                   r->ms_min, r->ms, 100 * r->fraction, r->ms_min / nhwc->ms_min,
                   bin_lines[1 + BlockedIndex(b)] / bin_lines[0]);
     line += cell;
@@ -212,7 +229,8 @@ void PrintExtras(const std::vector<Row>& now, size_t first, const double* bin_li
     const Row* native = FindPath(now, ToString(c.data));
     if (at == now.end() || native == nullptr) continue;
     const Row* r = &*at;
-    std::snprintf(cell, sizeof(cell), " %s %.2f/%.2f ms (%.2fx %s) |", r->path.c_str(), r->ms_min, r->ms,
+    std::snprintf(cell, sizeof(cell), " %s%s %.2f/%.2f ms (%.2fx %s) |", r->path.c_str(), r->stable() ? "" : "!",
+                  r->ms_min, r->ms,
                   r->ms_min / native->ms_min, native->path.c_str());
     line += cell;
     if (++on_line == 3) {
@@ -259,12 +277,14 @@ struct TransformRow {
   double gb_per_s, gb_per_s_median;        // (read + written) / minimum time, / median time
   double copy_gb_per_s, copy_gb_per_s_median;  // the copy's best and median over the rounds, read + written
   double fraction, fraction_median;        // gb_per_s / copy_gb_per_s; the median of each round's own ratio
+  std::vector<std::string> reasons;        // why the row is unstable (bench/stability.h); empty: stable
+  bool stable() const { return reasons.empty(); }
 };
 
 TransformRow SummarizeTransform(const std::string& workload, int threads, Layout from, Layout to, double read_bytes,
                                 double write_bytes, const std::vector<double>& seconds,
                                 const std::vector<Peaks>& copies) {
-  TransformRow t{workload, threads, from, to, read_bytes, write_bytes, 0, 0, 0, 0, 0, 0, 0, 0};
+  TransformRow t{workload, threads, from, to, read_bytes, write_bytes, 0, 0, 0, 0, 0, 0, 0, 0, {}};
   const double bytes = read_bytes + write_bytes;
   const double best = *std::min_element(seconds.begin(), seconds.end()), median = Median(seconds);
   t.ms = median * 1e3;
@@ -287,9 +307,10 @@ void PrintTransform(const TransformRow& t) {
   char name[48];
   std::snprintf(name, sizeof(name), "%s->%s", ToString(t.from), ToString(t.to));
   std::printf("%-9s %-7s %-5s %3d | transform %-14s %7.3f/%-7.3f ms %6.1f GB/s (read + written) = %5.1f%%/%5.1f%% "
-              "of the copy's %.1f GB/s\n",
+              "of the copy's %.1f GB/s%s\n",
               t.workload.c_str(), "", "F32", t.threads, name, t.ms_min, t.ms, t.gb_per_s, 100 * t.fraction,
-              100 * t.fraction_median, t.copy_gb_per_s);
+              100 * t.fraction_median, t.copy_gb_per_s,
+              t.stable() ? "" : (" ! unstable: " + t.reasons[0] + (t.reasons.size() > 1 ? "; ..." : "")).c_str());
 }
 
 // The limit of one (workload, ISA, dtype, threads): its best and per-round peaks.
@@ -324,10 +345,107 @@ LimitRow SummarizeLimit(const std::string& workload, const char* isa, const std:
   return lr;
 }
 
+// What the machine and the user allow: thresholds of the stability check, and how often to repeat an unstable group.
+struct Stability {
+  StabilityThresholds thresholds;
+  int settle = 0;  // round robins repeated while a row of the group is unstable
+  int cores = 1;
+};
+
+// One (workload, ISA, dtype, threads) measured: its limit, its rows, and the rounds' copies and seconds per path.
+struct Group {
+  LimitRow limit;
+  double limit_spread = 0;  // the limit's rounds' median over its best, minus 1
+  MachineLoad load;         // the machine while the rounds ran
+  std::vector<Row> rows;
+  std::vector<Peaks> copies;
+  std::vector<std::vector<double>> seconds;
+};
+
+// Runs the round robin of `paths` (named `names`) with the machine sampled before and after, summarizes the limit
+// and every row, judges each row's stability, and repeats the whole round robin (up to stability.settle times)
+// while a row is unstable: the rows of a group share their rounds and their limit, so they are measured again
+// together. W is Workload or PyramidWorkload.
+template <typename W>
+Group MeasureGroup(const Stability& stability, const W& w, const std::string& workload, const char* isa,
+                   const std::string& dtype, int threads, int repeats, PeakMeter* meter, PeakMeter* copy_meter,
+                   const std::vector<std::function<Status()>>& paths, const std::vector<std::string>& names,
+                   double read_bytes, double write_bytes, double loaded_bytes) {
+  Group g;
+  for (int attempt = 1;; ++attempt) {
+    std::vector<Peaks> peaks;
+    g.copies.clear();
+    const MachineSample before = SampleMachine();
+    RoundRobin(repeats, threads, meter, copy_meter, paths, &peaks, &g.copies, &g.seconds);
+    const MachineLoad load = LoadBetween(before, SampleMachine(), stability.cores);
+    g.limit = SummarizeLimit(workload, isa, dtype, threads, w, read_bytes, write_bytes, peaks);
+    const double limit_spread = g.limit.limit_median_seconds / g.limit.limit.seconds - 1;
+    g.limit_spread = limit_spread;
+    g.load = load;
+    g.rows.clear();
+    int unstable = 0;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::vector<double>& sec = g.seconds[i];
+      Row r;
+      r.workload = workload;
+      r.isa = isa;
+      r.dtype = dtype;
+      r.path = names[i];
+      r.threads = threads;
+      const double best = *std::min_element(sec.begin(), sec.end()), median = Median(sec);
+      r.ms = median * 1e3;
+      r.ms_min = best * 1e3;
+      r.ms_max = *std::max_element(sec.begin(), sec.end()) * 1e3;
+      r.fraction = g.limit.limit.seconds / best;
+      r.fraction_median = g.limit.limit.seconds / median;
+      r.gfma = w.fmas / best / 1e9;
+      r.load_gb = loaded_bytes / best / 1e9;
+      r.spread = Spread(sec);
+      r.machine = load;
+      r.attempts = attempt;
+      r.reasons = UnstableReasons(r.spread, limit_spread, load, threads, stability.thresholds);
+      unstable += r.stable() ? 0 : 1;
+      g.rows.push_back(r);
+    }
+    if (unstable == 0 || attempt > stability.settle) break;
+    std::fprintf(stderr, "    %d of %zu rows unstable (%s): measuring the group again (%d of %d)\n", unstable,
+                 g.rows.size(), g.rows[0].stable() ? "see the table" : g.rows[0].reasons[0].c_str(), attempt,
+                 stability.settle);
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // let a passing neighbour finish
+  }
+  return g;
+}
+
+// Under a group's lines: its unstable rows and why, so that no figure of them is read without the warning. The
+// machine's reasons are the group's (its rows share their rounds); each row's own spread follows.
+void PrintUnstable(const std::vector<Row>& rows) {
+  std::vector<std::string> machine;
+  std::string spreads;
+  for (const Row& r : rows) {
+    for (const std::string& why : r.reasons) {
+      if (why.rfind("rounds disagree", 0) == 0) {
+        char cell[96];
+        std::snprintf(cell, sizeof(cell), "%s%s +%.0f%%", spreads.empty() ? "" : ", ", r.path.c_str(),
+                      100 * r.spread);
+        spreads += cell;
+      } else if (std::find(machine.begin(), machine.end(), why) == machine.end()) {
+        machine.push_back(why);
+      }
+    }
+  }
+  std::string line;
+  for (const std::string& why : machine) line += (line.empty() ? "" : "; ") + why;
+  if (!line.empty()) std::printf("%-9s %-7s %-5s %3s | UNSTABLE, the machine: %s\n", "", "", "", "", line.c_str());
+  if (!spreads.empty()) {
+    std::printf("%-9s %-7s %-5s %3s | UNSTABLE, rounds disagree (median over minimum): %s\n", "", "", "", "",
+                spreads.c_str());
+  }
+}
+
 // The FPN rows: one multi-level call per layout, the same RoIs level by level, the conversion rows and the
 // transforms of the four levels (f32), timed round robin with the peaks like the other workloads.
-void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const std::vector<int>& threads, int repeats,
-                const std::string& dump_dir, std::vector<Row>* rows, std::vector<LimitRow>* limits,
+void RunPyramid(const Stability& stability, const std::vector<const internal::IsaTarget*>& targets,
+                const std::vector<int>& threads, int repeats, const std::string& dump_dir, std::vector<Row>* rows, std::vector<LimitRow>* limits,
                 std::vector<TransformRow>* transforms, std::vector<std::string>* violations) {
   std::fprintf(stderr, "building workload fpn...\n");
   const PyramidWorkload w = MakePyramidWorkload();
@@ -447,99 +565,34 @@ void RunPyramid(const std::vector<const internal::IsaTarget*>& targets, const st
           if (ti == 0) CheckTransformOrExit("fpn", paths.back(), scratch, to, shape, pointers(Layout::kNCHW));
         }
       }
-      std::vector<Peaks> peaks, copies;
-      std::vector<std::vector<double>> seconds;
-      RoundRobin(repeats, nt, &meter, time_transforms ? &copy_meter : nullptr, paths, &peaks, &copies, &seconds);
-      const LimitRow lr = SummarizeLimit("fpn", t->isa, "F32", nt, w, w.distinct_input_bytes, w.output_bytes, peaks);
-      limits->push_back(lr);
-      std::vector<Row> now;
-      for (size_t i = 0; i < names.size(); ++i) {
-        const double best = *std::min_element(seconds[i].begin(), seconds[i].end()), median = Median(seconds[i]);
-        now.push_back({"fpn", t->isa, "F32", names[i], nt, median * 1e3, best * 1e3, lr.limit.seconds / best,
-                       lr.limit.seconds / median, w.fmas / best / 1e9, w.loaded_bytes / best / 1e9});
-        if (now.back().fraction > 1.0) {
-          violations->push_back(std::string("fpn ") + t->isa + " F32 " + std::to_string(nt) + " thread(s) " + names[i] +
-                                ": " + std::to_string(100 * now.back().fraction) + "%");
+      const Group g = MeasureGroup(stability, w, "fpn", t->isa, "F32", nt, repeats, &meter,
+                                   time_transforms ? &copy_meter : nullptr, paths, names, w.distinct_input_bytes,
+                                   w.output_bytes, w.loaded_bytes);
+      limits->push_back(g.limit);
+      const std::vector<Row>& now = g.rows;
+      const std::vector<std::vector<double>>& seconds = g.seconds;
+      const std::vector<Peaks>& copies = g.copies;
+      for (const Row& r : now) {
+        if (r.fraction > 1.0) {
+          violations->push_back(std::string("fpn ") + t->isa + " F32 " + std::to_string(nt) + " thread(s) " + r.path +
+                                ": " + std::to_string(100 * r.fraction) + "%");
         }
       }
       rows->insert(rows->end(), now.begin(), now.end());
-      auto cell = [](const Row& r) {
-        char c[64];
-        std::snprintf(c, sizeof(c), "%7.2f/%7.2f (%5.1f/%5.1f%%)", r.ms_min, r.ms, 100 * r.fraction,
-                      100 * r.fraction_median);
-        return std::string(c);
-      };
       std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | NCHW %.2fx, NHWC %.2fx\n",
-                  "fpn", t->isa, "F32", nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
+                  "fpn", t->isa, "F32", nt, Cell(now[0]).c_str(), Cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
                   now[3].ms_min, now[3].ms, now[2].ms_min / now[0].ms_min, now[3].ms_min / now[1].ms_min);
       PrintExtras(now, 4, w.bin_lines);
+      PrintUnstable(now);
       for (size_t k = 0; time_transforms && k < 3; ++k) {
         const Layout to = kBandwidthLayouts[k];
         transforms->push_back(SummarizeTransform("fpn", nt, Layout::kNCHW, to, shape.Bytes(Layout::kNCHW, DType::kF32),
                                                  shape.Bytes(to, DType::kF32), seconds[names.size() + k], copies));
+        transforms->back().reasons = UnstableReasons(Spread(seconds[names.size() + k]), g.limit_spread, g.load, nt,
+                                                     stability.thresholds);
         PrintTransform(transforms->back());
       }
       std::fflush(stdout);
-    }
-  }
-}
-
-// The verdict, per ISA, dtype and thread count, from minimum times summed over workloads: the kernel layout with
-// the least time over the workloads that ran every kernel layout of that key (f32: all five; 16-bit: NCHW and
-// NHWC), and how much slower the others are; then what converting costs: per conversion row, its time over the
-// native kernel's (the kernel on the data's own layout) and the transforms' share of the row (the row minus the
-// kernel it wraps), over the workloads that ran the row and both kernels.
-void PrintVerdict(const std::vector<Row>& rows) {
-  const Layout layouts[] = {Layout::kNCHW, Layout::kNHWC, Layout::kNCHW4c, Layout::kNCHW8c, Layout::kNCHW16c};
-  auto key_of = [](const Row& r) { return r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)"; };
-  std::vector<std::string> keys;
-  for (const Row& r : rows) {
-    if (std::find(keys.begin(), keys.end(), key_of(r)) == keys.end()) keys.push_back(key_of(r));
-  }
-  std::printf("\nverdict (minimum times summed over the workloads named):\n");
-  for (const std::string& key : keys) {
-    std::vector<std::string> workloads;
-    std::map<std::pair<std::string, std::string>, double> ms;  // (workload, path) -> ms_min
-    for (const Row& r : rows) {
-      if (key_of(r) != key) continue;
-      if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) workloads.push_back(r.workload);
-      ms[{r.workload, r.path}] = r.ms_min;
-    }
-    auto has = [&](const std::string& wl, const std::string& path) { return ms.count({wl, path}) > 0; };
-    std::vector<Layout> ran;
-    for (Layout l : layouts) {
-      const auto ran_l = [&](const std::string& wl) { return has(wl, ToString(l)); };
-      if (std::any_of(workloads.begin(), workloads.end(), ran_l)) ran.push_back(l);
-    }
-    std::vector<double> sum(ran.size(), 0.0);
-    std::string used;
-    for (const std::string& wl : workloads) {
-      if (!std::all_of(ran.begin(), ran.end(), [&](Layout l) { return has(wl, ToString(l)); })) continue;
-      for (size_t l = 0; l < ran.size(); ++l) sum[l] += ms[{wl, ToString(ran[l])}];
-      used += (used.empty() ? "" : ",") + wl;
-    }
-    if (used.empty()) continue;
-    const size_t best = static_cast<size_t>(std::min_element(sum.begin(), sum.end()) - sum.begin());
-    std::printf("  %-24s best kernel layout %-7s (%s):", key.c_str(), ToString(ran[best]), used.c_str());
-    for (size_t l = 0; l < ran.size(); ++l) {
-      if (l != best) std::printf(" %s %.2fx", ToString(ran[l]), sum[l] / sum[best]);
-    }
-    std::printf("\n");
-    for (const Conversion& c : kConversions) {
-      const std::string name = ConversionName(c);
-      double row = 0, native = 0, inner = 0;
-      std::string over;
-      for (const std::string& wl : workloads) {
-        if (!has(wl, name) || !has(wl, ToString(c.data)) || !has(wl, ToString(c.kernel))) continue;
-        row += ms[{wl, name}];
-        native += ms[{wl, ToString(c.data)}];
-        inner += ms[{wl, ToString(c.kernel)}];
-        over += (over.empty() ? "" : ",") + wl;
-      }
-      if (over.empty()) continue;
-      std::printf("    %-8s data on the %-7s kernel (%s): %.2fx the %s kernel's time, transforms %.0f%% of it (%s)\n",
-                  ToString(c.data), ToString(c.kernel), name.c_str(), row / native, ToString(c.data),
-                  100 * (row - inner) / row, over.c_str());
     }
   }
 }
@@ -552,6 +605,8 @@ int Main(int argc, char** argv) {
   std::vector<int> threads = {1, omp_get_num_procs()};
   int repeats = 7;
   size_t best_isas = 0;  // 0: all
+  Stability stability;
+  stability.cores = omp_get_num_procs();
   std::string json_path, dump_dir, custom;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -579,6 +634,14 @@ int Main(int argc, char** argv) {
       custom = v7;
     } else if (const char* v9 = value("--best-isas")) {
       best_isas = static_cast<size_t>(std::max(1, std::atoi(v9)));
+    } else if (const char* v10 = value("--settle")) {
+      stability.settle = std::max(0, std::atoi(v10));
+    } else if (const char* v11 = value("--max-spread")) {
+      stability.thresholds.max_spread = std::atof(v11);
+      if (!(stability.thresholds.max_spread > 0)) {
+        std::fprintf(stderr, "--max-spread must be above 0 (see --help)\n");
+        return 2;
+      }
     } else if (const char* v8 = value("--dtypes")) {
       dtypes.clear();
       for (std::string d : Split(v8, ',')) {
@@ -763,12 +826,14 @@ int Main(int argc, char** argv) {
                 TransformPath(Layout::kNCHW, kBandwidthLayouts[k], DType::kF32, shape, nchw_map, &scratch, nt));
             if (ti == 0) CheckTransformOrExit(spec.name, paths.back(), scratch, kBandwidthLayouts[k], shape, nchw_map);
           }
-          std::vector<Peaks> peaks, copies;
-          std::vector<std::vector<double>> seconds;
-          RoundRobin(repeats, nt, meters[di].get(), time_transforms ? &copy_meter : nullptr, paths, &peaks, &copies,
-                     &seconds);
-          const LimitRow lr = SummarizeLimit(spec.name, t->isa, ToString(dtype), nt, w,
-                                             Bytes(w.distinct_input_bytes, dtype), Bytes(w.output_bytes, dtype), peaks);
+          const Group g = MeasureGroup(stability, w, spec.name, t->isa, ToString(dtype), nt, repeats,
+                                       meters[di].get(), time_transforms ? &copy_meter : nullptr, paths, names,
+                                       Bytes(w.distinct_input_bytes, dtype), Bytes(w.output_bytes, dtype),
+                                       Bytes(w.loaded_bytes, dtype));
+          const LimitRow& lr = g.limit;
+          const std::vector<Row>& now = g.rows;
+          const std::vector<std::vector<double>>& seconds = g.seconds;
+          const std::vector<Peaks>& copies = g.copies;
           limits.push_back(lr);
           std::fprintf(stderr,
                        "    limit %.2f ms, rounds' median %.2f ms (compute %.2f, memory %.2f): best of %d rounds "
@@ -777,38 +842,31 @@ int Main(int argc, char** argv) {
                        lr.limit.compute_seconds * 1e3, lr.limit.memory_seconds * 1e3, repeats, lr.best.gfma_per_s,
                        lr.best.gadd_per_s, lr.best.move_seconds * 1e3, lr.best.moved_bytes / lr.best.move_seconds / 1e9,
                        lr.median.gfma_per_s, lr.median.gadd_per_s, lr.median.move_seconds * 1e3);
-          std::vector<Row> now;
-          for (size_t i = 0; i < names.size(); ++i) {
-            const double best = *std::min_element(seconds[i].begin(), seconds[i].end()), median = Median(seconds[i]);
-            now.push_back({spec.name, t->isa, ToString(dtype), names[i], nt, median * 1e3, best * 1e3,
-                           lr.limit.seconds / best, lr.limit.seconds / median, w.fmas / best / 1e9,
-                           Bytes(w.loaded_bytes, dtype) / best / 1e9});
-            if (now.back().fraction > 1.0) {
+          for (const Row& r : now) {
+            if (r.fraction > 1.0) {
               violations.push_back(spec.name + " " + t->isa + " " + ToString(dtype) + " " + std::to_string(nt) +
-                                   " thread(s) " + names[i] + ": " + std::to_string(100 * now.back().fraction) + "%");
+                                   " thread(s) " + r.path + ": " + std::to_string(100 * r.fraction) + "%");
             }
           }
           rows.insert(rows.end(), now.begin(), now.end());
           const double s_nchw = now[0].ms_min / 1e3, s_nhwc = now[1].ms_min / 1e3;
           const bool nhwc_wins = s_nhwc < s_nchw;
           char winner[96];
-          std::snprintf(winner, sizeof(winner), "%s %.2fx faster", nhwc_wins ? "NHWC" : "NCHW",
-                        nhwc_wins ? s_nchw / s_nhwc : s_nhwc / s_nchw);
-          auto cell = [](const Row& r) {
-            char c[64];
-            std::snprintf(c, sizeof(c), "%7.2f/%7.2f (%5.1f/%5.1f%%)", r.ms_min, r.ms, 100 * r.fraction,
-                          100 * r.fraction_median);
-            return std::string(c);
-          };
+          std::snprintf(winner, sizeof(winner), "%s %.2fx faster%s", nhwc_wins ? "NHWC" : "NCHW",
+                        nhwc_wins ? s_nchw / s_nhwc : s_nhwc / s_nchw,
+                        now[0].stable() && now[1].stable() ? "" : " (unstable)");
           std::printf("%-9s %-7s %-5s %3d | %-31s | %-31s | %8.2f/%-11.2f | %8.2f/%-11.2f | %s\n", spec.name.c_str(),
-                      t->isa, ToString(dtype), nt, cell(now[0]).c_str(), cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
+                      t->isa, ToString(dtype), nt, Cell(now[0]).c_str(), Cell(now[1]).c_str(), now[2].ms_min, now[2].ms,
                       now[3].ms_min, now[3].ms, winner);
           PrintExtras(now, 4, w.bin_lines);
+          PrintUnstable(now);
           for (size_t k = 0; time_transforms && k < 3; ++k) {
             const Layout to = kBandwidthLayouts[k];
             transforms.push_back(SummarizeTransform(spec.name, nt, Layout::kNCHW, to,
                                                     shape.Bytes(Layout::kNCHW, DType::kF32),
                                                     shape.Bytes(to, DType::kF32), seconds[names.size() + k], copies));
+            transforms.back().reasons = UnstableReasons(Spread(seconds[names.size() + k]), g.limit_spread, g.load,
+                                                        nt, stability.thresholds);
             PrintTransform(transforms.back());
           }
           std::fflush(stdout);
@@ -819,8 +877,8 @@ int Main(int argc, char** argv) {
   const bool run_fpn = custom.empty() && (workload_names.empty() ||
                                           std::find(workload_names.begin(), workload_names.end(), "fpn") !=
                                               workload_names.end());
-  if (run_fpn) RunPyramid(targets, threads, repeats, dump_dir, &rows, &limits, &transforms, &violations);
-  PrintVerdict(rows);
+  if (run_fpn) RunPyramid(stability, targets, threads, repeats, dump_dir, &rows, &limits, &transforms, &violations);
+  std::fputs(Verdict(rows).c_str(), stdout);
   if (!json_path.empty()) {
     // Per thread count, the best arithmetic rates of every round of the run.
     std::vector<Peaks> by_threads(threads.size());
@@ -831,9 +889,13 @@ int Main(int argc, char** argv) {
       p.gadd_per_s = std::max(p.gadd_per_s, l.best.gadd_per_s);
     }
     std::ofstream j(json_path);
-    j << "{\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()
+    j << "{\n  \"schema_version\": 2,\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()
       << ")\", \"threads\": " << omp_get_num_procs() << ", \"peak_gfma_per_s\": " << by_threads.back().gfma_per_s
       << ", \"peak_gadd_per_s\": " << by_threads.back().gadd_per_s << ", \"rounds\": " << repeats
+      << ", \"stability\": {\"max_spread\": " << stability.thresholds.max_spread
+      << ", \"others_slack_cores\": " << stability.thresholds.others_slack
+      << ", \"max_steal\": " << stability.thresholds.max_steal
+      << ", \"load_slack\": " << stability.thresholds.load_slack << ", \"settle\": " << stability.settle << "}"
       << ", \"isa_order\": [";
     // Every built-in ISA, best first within its family, as target "host" ranks them (report_tables.py reads it).
     for (size_t i = 0; i < internal::IsaTargets().size(); ++i) {
@@ -865,7 +927,13 @@ int Main(int argc, char** argv) {
         << "\", \"threads\": " << r.threads << ", \"path\": \"" << r.path << "\", \"ms\": " << r.ms
         << ", \"ms_min\": " << r.ms_min << ", \"fraction_of_limit\": " << r.fraction
         << ", \"fraction_of_limit_median\": " << r.fraction_median << ", \"gfma_per_s\": " << r.gfma
-        << ", \"load_gb_per_s\": " << r.load_gb << "}"
+        << ", \"load_gb_per_s\": " << r.load_gb << ", \"ms_max\": " << r.ms_max << ", \"spread\": " << r.spread
+        << ", \"stable\": " << (r.stable() ? "true" : "false") << ", \"unstable_reasons\": [";
+      for (size_t k = 0; k < r.reasons.size(); ++k) j << (k ? ", " : "") << '"' << r.reasons[k] << '"';
+      j << "], \"attempts\": " << r.attempts << ", \"machine\": {\"sampled\": " << (r.machine.valid ? "true" : "false")
+        << ", \"cores\": " << r.machine.cores << ", \"load1\": " << r.machine.load1
+        << ", \"others_cores\": " << r.machine.others_cores << ", \"steal_fraction\": " << r.machine.steal_fraction
+        << "}}"
         << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     j << "  ],\n  \"transforms\": [\n";
@@ -877,7 +945,10 @@ int Main(int argc, char** argv) {
         << ", \"ms_min\": " << t.ms_min << ", \"gb_per_s\": " << t.gb_per_s
         << ", \"gb_per_s_median\": " << t.gb_per_s_median << ", \"copy_gb_per_s\": {\"best\": " << t.copy_gb_per_s
         << ", \"median\": " << t.copy_gb_per_s_median << "}, \"fraction_of_copy\": " << t.fraction
-        << ", \"fraction_of_copy_median\": " << t.fraction_median << "}" << (i + 1 < transforms.size() ? "," : "")
+        << ", \"fraction_of_copy_median\": " << t.fraction_median << ", \"stable\": " << (t.stable() ? "true" : "false")
+        << ", \"unstable_reasons\": [";
+      for (size_t k = 0; k < t.reasons.size(); ++k) j << (k ? ", " : "") << '"' << t.reasons[k] << '"';
+      j << "]}" << (i + 1 < transforms.size() ? "," : "")
         << "\n";
     }
     j << "  ]\n}\n";

@@ -1,30 +1,30 @@
 #!/usr/bin/python3
 # Copyright 2026 The roialign Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Renders the layout report (and optionally the peers' timings) as a PNG bar chart.
+"""Draws the layout report as two charts: which layout to run roi_align in, and what a conversion costs.
 
-Usage:
-    /usr/bin/python3 bench/plot_layouts.py --report report.json [--peers peers.json] --out layouts.png
+    .ci/python bench/plot_layouts.py --report out/layout_report.json [--peers out/peers.json] --out out/layouts.png
+                                     [--blocked-out out/layouts-blocked.png]
 
---report is the layout report's JSON:
-    {"machine": {"cpu", "threads", "peak_gfma_per_s", "write_gb_per_s", "read_gb_per_s"},
-     "results": [{"workload", "isa", "dtype" (optional, default F32), "threads", "path", "ms", "fraction_of_limit",
-                  "gfma_per_s"}]}
---peers is bench/peers.py's JSON: {"peers": [{"peer", "variant", "version", "workload", "threads", "ms", "status"}]}
+The files are read through bench/report_schema.py (schema in docs/layouts.md).
 
-The report's "transforms" (map transforms against a copy's bandwidth) are not drawn; bench/report_tables.py prints
-them. One panel per workload. Bars are milliseconds per call (log scale when the values span more than 20x), grouped by
-(isa, dtype, threads), one bar per path; each of our bars is labelled with fraction_of_limit (the limit of
-docs/performance-model.md / measured time) as a percentage. Peers whose status is "ok" follow each thread count as a
-group of their own, in a distinct (grey/hatched) palette; peers that were skipped or mismatched are listed under the
-panel, without bars.
-Uses matplotlib's Agg backend (Debian's python3-matplotlib), no display needed.
+--out: one row of panels per workload, one panel per (ISA, dtype, threads), every panel of a row on one shared log
+axis of ms per call (the median of the rounds; a thin line spans the rounds' minimum to maximum). In each panel one
+bar per kernel layout: the kernel on data in its own layout (solid), and stacked on it the transforms of the
+conversion that feeds it (NCHW data for the NHWC and blocked kernels, NHWC data for the NCHW kernel; paler): the
+bar's top is the whole conversion row, transform + kernel + transform back. The stable kernel with the least time
+is outlined and labelled "best". An unstable row (bench/stability.h) is hatched and its label ends in "!". The last
+panel of a row holds the peers that ran on the workload (bench/peers.py), per thread count, with our best stable
+path at that thread count (the host's ISA, f32) beside them, labelled with how many times slower each peer is.
+
+--blocked-out (drawn when the report has blocked rows): the same axes; per blocked layout b a pair of bars, the NCHWb
+kernel on NCHWb data, and the NHWC kernel with the transforms from NCHWb data and back stacked on it: whether a
+graph that holds NCHWb data should run the blocked kernel or convert.
+Uses matplotlib's Agg backend (Debian's python3-matplotlib); no display needed.
 """
 import argparse
-import json
 import math
 import sys
-import textwrap
 
 try:
     import matplotlib
@@ -32,248 +32,234 @@ try:
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 except ImportError as _e:
-    sys.stderr.write("plot_layouts.py: cannot import matplotlib (%s); run with Debian's /usr/bin/python3 "
-                     "(apt-get install python3-matplotlib)\n" % _e)
+    sys.stderr.write("plot_layouts.py: cannot import matplotlib (%s); run with .ci/python\n" % _e)
     sys.exit(2)
 
-BLOCKS = ["NCHW4c", "NCHW8c", "NCHW16c"]
-# Kernels, then the conversion rows ("D->K kernel->D": data in D run by K's kernel), those around each block beside
-# each other.
-PATH_ORDER = (["NCHW", "NHWC"] + BLOCKS + ["NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW"]
-              + [p for b in BLOCKS for p in ("%s->NHWC kernel->%s" % (b, b), "NCHW->%s kernel->NCHW" % b)]
-              + ["NCHW level by level", "NHWC level by level"])
-# One colour per path in PATH_ORDER: the kernels strong; a conversion from NHWC or a blocked layout a paler kin of
-# its data's layout, one from NCHW a colour of its own (three of them would not tell apart as shades of blue); the
-# fpn workload's level-by-level baselines dark.
-PATH_COLORS = ["#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#2ca02c", "#ffbb78", "#aec7e8",
-               "#c5b0d5", "#e377c2", "#c49c94", "#bcbd22", "#98df8a", "#17becf", "#393b79", "#ad494a"]
-PEER_COLORS = ["#4d4d4d", "#8c8c8c", "#b07aa1", "#9c755f", "#bab0ac", "#6b4c9a"]
-LOG_RANGE = 20.0  # log scale when max/min of a panel's bars exceeds this
+from report_schema import (BLOCKS, KERNELS, SchemaError, conversion, feeding, isa_ranker, load_peers, load_report,
+                           peer_label)
 
-
-def load_json(path, what):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        raise SystemExit("cannot read %s %s: %s" % (what, path, e))
-
-
-def validate_report(report, path):
-    if not isinstance(report, dict) or not isinstance(report.get("results"), list):
-        raise SystemExit("%s: not a layout report (no \"results\" list)" % path)
-    rows = []
-    for i, r in enumerate(report["results"]):
-        try:
-            row = {"workload": str(r["workload"]), "isa": str(r["isa"]), "threads": int(r["threads"]),
-                   "path": str(r["path"]), "ms": float(r["ms"]),
-                   "fraction_of_limit": (float(r["fraction_of_limit"])
-                                         if r.get("fraction_of_limit") is not None else None)}
-        except (KeyError, TypeError, ValueError) as e:
-            raise SystemExit("%s: results[%d] is malformed (%s: %s)" % (path, i, type(e).__name__, e))
-        # 16-bit dtypes are groups of their own beside f32 (reports before the dtype dimension are all f32).
-        dtype = str(r.get("dtype") or "F32")
-        if dtype != "F32":
-            row["isa"] = "%s %s" % (row["isa"], dtype)
-        if not (row["ms"] > 0 and math.isfinite(row["ms"])):
-            sys.stderr.write("%s: results[%d] has ms=%r, not drawn\n" % (path, i, r["ms"]))
-            continue
-        rows.append(row)
-    return rows
-
-
-def load_peers(path):
-    data = load_json(path, "peers file")
-    if not isinstance(data, dict) or not isinstance(data.get("peers"), list):
-        raise SystemExit("%s: not a peers file (no \"peers\" list)" % path)
-    rows = []
-    for i, r in enumerate(data["peers"]):
-        try:
-            rows.append({"peer": str(r["peer"]), "variant": str(r.get("variant") or ""),
-                         "workload": str(r["workload"]), "threads": int(r["threads"]),
-                         "ms": float(r["ms"]) if r.get("ms") is not None else None,
-                         "status": str(r.get("status", ""))})
-        except (KeyError, TypeError, ValueError) as e:
-            raise SystemExit("%s: peers[%d] is malformed (%s: %s)" % (path, i, type(e).__name__, e))
-    return rows
+KERNEL_COLOR = "#1f5fa8"
+TRANSFORM_COLOR = "#f2a65a"
+PEER_COLOR = "#8c8c8c"
+BEST_EDGE = "#d4a017"
+UNSTABLE_HATCH = "xxx"
+PANEL_W, PANEL_H = 2.6, 2.7  # inches per panel
 
 
 def unique(seq):
-    seen, out = set(), []
+    out = []
     for x in seq:
-        if x not in seen:
-            seen.add(x)
+        if x not in out:
             out.append(x)
     return out
 
 
-def peer_label(p):
-    return "%s %s" % (p["peer"], p["variant"]) if p["variant"] else p["peer"]
+def fmt_ms(v):
+    return "%.0f" % v if v >= 100 else "%.3g" % v
 
 
-def fmt_pct(f):
-    if f is None or not math.isfinite(f):
-        return "?"
-    pct = 100.0 * f
-    return "%.1f%%" % pct if pct < 10 else "%.0f%%" % pct
+def draw_bar(ax, x, row, color, bottom=None, label=None, gid="kernel", width=0.72):
+    """One bar from `bottom` (or the axis floor) to the row's median, hatched if the row is unstable, with the
+    rounds' min-max span as a thin line. Returns the bar's Rectangle."""
+    base = bottom if bottom is not None else 0
+    height = row["ms"] - base
+    rect = ax.bar(x, height, bottom=bottom, width=width, color=color,
+                  hatch=None if row["stable"] else UNSTABLE_HATCH, edgecolor="white" if row["stable"] else "#333333",
+                  linewidth=0.5)[0]
+    rect.set_gid(gid)
+    if bottom is None:  # the whisker of a stacked segment would hide the kernel's
+        ax.plot([x, x], [row["ms_min"], row["ms_max"]], color="black", linewidth=0.7, solid_capstyle="butt",
+                gid="spread")
+    if label is not None:
+        ax.annotate(label + ("" if row["stable"] else " !"), (x, max(row["ms"], row["ms_max"])), xytext=(0, 2),
+                    textcoords="offset points", ha="center", va="bottom", rotation=90, fontsize=6.5)
+    return rect
 
 
-def build_panel(ax, workload, ours, peers, paths, path_color, peer_color, bar_w=0.8):
-    """Draws one workload; returns the list of not-drawn peer notes."""
-    isas = unique(r["isa"] for r in ours)
-    ok_peers = [p for p in peers if p["status"] == "ok" and p["ms"] is not None and p["ms"] > 0]
-    thread_counts = sorted(set(r["threads"] for r in ours) | set(p["threads"] for p in ok_peers))
+def layout_panel(ax, rows, pairs):
+    """Draws `pairs` [(tick label, bottom row or None, stacked row or None)] on `ax`: the bottom row solid, the
+    stacked one as a transforms segment from the bottom row's top. Returns the bars drawn."""
+    stable_bottoms = [(b["ms"], i) for i, (_, b, _) in enumerate(pairs) if b is not None and b["stable"]]
+    best = min(stable_bottoms)[1] if stable_bottoms else None
+    for i, (tick, bottom, stacked) in enumerate(pairs):
+        if bottom is None:
+            continue
+        rect = draw_bar(ax, i, bottom, KERNEL_COLOR, label=fmt_ms(bottom["ms"]) if stacked is None else None)
+        if i == best:
+            rect.set_edgecolor(BEST_EDGE)
+            rect.set_linewidth(2.0)
+            rect.set_gid("kernel best")
+        if stacked is not None:
+            extra = stacked["ms"] - bottom["ms"]
+            if extra > 0:
+                draw_bar(ax, i, stacked, TRANSFORM_COLOR, bottom=bottom["ms"], gid="transforms",
+                         label="%s+%s" % (fmt_ms(bottom["ms"]), fmt_ms(extra)))
+            else:  # no slower than the kernel alone: noise, no segment and no negative figure
+                ax.annotate(fmt_ms(bottom["ms"]) + " (+n/m)" + ("" if stacked["stable"] else " !"),
+                            (i, bottom["ms"]), xytext=(0, 2), textcoords="offset points", ha="center",
+                            va="bottom", rotation=90, fontsize=6.5)
+    ax.set_xticks(range(len(pairs)))
+    ax.set_xticklabels([p[0] for p in pairs], fontsize=6.5, rotation=45, ha="right")
+    ax.set_xlim(-0.6, len(pairs) - 0.4)
+    if best is not None:
+        ax.annotate("best", (best, pairs[best][1]["ms"]), xytext=(0, -10), textcoords="offset points",
+                    ha="center", fontsize=6.5, color="white", fontweight="bold")
 
-    groups = []  # (label, [(value, color, hatch, is_ours, fraction, legend_key)])
-    for t in thread_counts:
-        for isa in isas:
-            bars = []
-            for path in paths:
-                match = [r for r in ours if r["isa"] == isa and r["threads"] == t and r["path"] == path]
-                if match:
-                    r = match[0]
-                    bars.append((r["ms"], path_color[path], None, True, r["fraction_of_limit"], path))
-            if bars:
-                groups.append(("%s\n%d thr" % (isa, t), bars))
-        pbars = [(p["ms"], peer_color[peer_label(p)], "//", False, None, peer_label(p))
-                 for p in ok_peers if p["threads"] == t]
-        if pbars:
-            groups.append(("peers\n%d thr" % t, pbars))
 
-    values = [b[0] for _, bars in groups for b in bars]
-    x = 0.0
-    ticks, tick_labels = [], []
-    for label, bars in groups:
-        n = len(bars)
-        w = bar_w / max(n, 1)
-        for j, (v, color, hatch, is_ours, frac, _) in enumerate(bars):
-            xc = x - bar_w / 2 + w * (j + 0.5)
-            ax.bar(xc, v, width=w * 0.92, color=color, hatch=hatch, edgecolor="white" if hatch else color,
-                   linewidth=0.0 if not hatch else 0.5)
-            text = fmt_pct(frac) if is_ours else ("%.0f" % v if v >= 100 else "%.3g" % v)
-            ax.annotate(text, (xc, v), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                        rotation=90, fontsize=7, color="black" if is_ours else "#555555",
-                        style="normal" if is_ours else "italic")
-        ticks.append(x)
-        tick_labels.append(label)
-        x += 1.0
-    ax.set_xticks(ticks)
-    ax.set_xticklabels(tick_labels, fontsize=8)
-    ax.set_xlim(-0.6, max(x - 0.4, 0.6))
-    if values:
+def peer_panel(ax, report, workload, peers):
+    """Peers that ran on `workload`, per thread count, with our best stable path (host ISA, f32) beside them."""
+    results = [r for r in report["results"] if r["workload"] == workload and r["dtype"] == "F32"]
+    host = min({r["isa"] for r in results}, key=isa_ranker(report)) if results else None
+    bars, x = [], 0
+    ticks = []
+    for t in sorted({p["threads"] for p in peers}):
+        ours = [r for r in results if r["isa"] == host and r["threads"] == t
+                and (r["path"] in KERNELS or r["path"].startswith(("NCHW->", "NHWC->")))]
+        # The best stable path; if every one is unstable, the best of them, hatched as such.
+        best = min(ours, key=lambda r: (not r["stable"], r["ms"])) if ours else None
+        if best is not None:
+            rect = draw_bar(ax, x, best, KERNEL_COLOR, gid="ours", label=fmt_ms(best["ms"]))
+            if best["stable"]:
+                rect.set_edgecolor(BEST_EDGE)
+                rect.set_linewidth(2.0)
+            ticks.append("ours: %s\n%s, %d thr" % (best["path"].replace(" kernel->", " k->"), host, t))
+            bars.append(rect)
+            x += 1
+        for p in sorted((p for p in peers if p["threads"] == t), key=lambda p: p["ms"]):
+            rect = ax.bar(x, p["ms"], width=0.72, color=PEER_COLOR, edgecolor="white", hatch="//")[0]
+            rect.set_gid("peer")
+            slower = " (%.0fx)" % (p["ms"] / best["ms"]) if best is not None else ""
+            ax.annotate(fmt_ms(p["ms"]) + slower, (x, p["ms"]), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", rotation=90, fontsize=6.5, style="italic")
+            ticks.append("%s\n%d thr" % (peer_label(p), t))
+            bars.append(rect)
+            x += 1
+    ax.set_xticks(range(len(ticks)))
+    ax.set_xticklabels(ticks, fontsize=6, rotation=45, ha="right")
+    ax.set_xlim(-0.6, max(len(ticks), 1) - 0.4)
+    ax.set_title("peers, %s" % workload, fontsize=8.5, loc="left")
+    return bars
+
+
+def group_keys(rows, report):
+    rank = isa_ranker(report)
+    return sorted(unique((r["isa"], r["dtype"], r["threads"]) for r in rows),
+                  key=lambda k: (rank(k[0]), k[1] != "F32", k[1], k[2]))
+
+
+def grid(report, peers, pairs_of, title, with_peers):
+    """A figure with one row per workload that has bars from `pairs_of(rows of a group)` and one panel per group,
+    plus a peers panel per row when `with_peers`; every panel of a row on one log axis."""
+    results = report["results"]
+    workloads = []
+    for w in unique(r["workload"] for r in results):
+        keys = [k for k in group_keys([r for r in results if r["workload"] == w], report)
+                if any(b is not None for _, b, _ in pairs_of([r for r in results if r["workload"] == w
+                                                              and (r["isa"], r["dtype"], r["threads"]) == k]))]
+        if keys:
+            workloads.append((w, keys))
+    if not workloads:
+        return None
+    ok_peers = {w: [p for p in peers if p["workload"] == w and p["status"] == "ok"] for w, _ in workloads}
+    peer_col = with_peers and any(ok_peers.values())
+    cols = max(len(keys) for _, keys in workloads) + (1 if peer_col else 0)
+    fig, axes = plt.subplots(len(workloads), cols, figsize=(0.9 + PANEL_W * cols, 1.4 + PANEL_H * len(workloads)),
+                             squeeze=False)
+    for row_axes, (w, keys) in zip(axes, workloads):
+        shared = row_axes[0]
+        used = []
+        for ax, key in zip(row_axes, keys):
+            rows = [r for r in results if r["workload"] == w and (r["isa"], r["dtype"], r["threads"]) == key]
+            layout_panel(ax, rows, pairs_of(rows))
+            ax.set_title("%s: %s %s, %d thr" % (w, key[0], key[1], key[2]), fontsize=8.5, loc="left")
+            ax.set_gid("group")
+            used.append(ax)
+        if peer_col and ok_peers[w]:
+            ax = row_axes[-1]
+            peer_panel(ax, report, w, ok_peers[w])
+            ax.set_gid("peers")
+            used.append(ax)
+        for ax in row_axes:
+            if ax not in used:
+                ax.set_visible(False)
+                ax.set_gid("unused")
+        values = [v for ax in used for p in ax.patches for v in (p.get_y() + p.get_height(),) if v > 0]
+        values += [r["ms_min"] for r in results if r["workload"] == w]
         lo, hi = min(values), max(values)
-        if hi / lo > LOG_RANGE:
+        for ax in used:
+            if ax is not shared:
+                ax.sharey(shared)
             ax.set_yscale("log")
-            ax.set_ylim(lo / 1.6, hi * 2.8)  # headroom for the rotated labels
-            ax.set_ylabel("ms per call (log scale)")
-        else:
-            ax.set_ylim(0, hi * 1.3)
-            ax.set_ylabel("ms per call")
-    ax.grid(axis="y", which="both", alpha=0.3)
-    ax.set_axisbelow(True)
-    ax.set_title("workload %s" % workload, fontsize=10, loc="left")
+            ax.grid(axis="y", which="both", alpha=0.3)
+            ax.set_axisbelow(True)
+        shared.set_ylim(lo / 1.5, hi * 25)  # headroom for the rotated labels
+        shared.set_ylabel("ms per call (log)", fontsize=8)
+    handles = [Patch(facecolor=KERNEL_COLOR, label="kernel on its own layout (median; line: min-max of rounds)"),
+               Patch(facecolor=TRANSFORM_COLOR, label="+ transforms of the conversion feeding it"),
+               Patch(facecolor="white", edgecolor=BEST_EDGE, linewidth=2, label="best stable path"),
+               Patch(facecolor="white", edgecolor="#333333", hatch=UNSTABLE_HATCH, label="unstable row (!)")]
+    if peer_col:
+        handles.append(Patch(facecolor=PEER_COLOR, hatch="//", edgecolor="white", label="peer (x: over our best)"))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7.5, frameon=False)
+    m = report["machine"]
+    unstable = sum(1 for r in results if not r["stable"])
+    fig.suptitle("%s\n%s, %s hw threads; %d of %d rows unstable%s" % (
+        title, m.get("cpu", "?"), m.get("threads", "?"), unstable, len(results),
+        "" if results[0]["judged"] else " (not judged: report before schema 2)"), fontsize=9)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
+    return fig
 
-    notes = []
-    for p in peers:
-        if p["status"] != "ok" or p["ms"] is None:
-            kind = p["status"].split(":", 1)[0] or "no status"
-            detail = p["status"].split(":", 1)[1].strip() if ":" in p["status"] else ""
-            notes.append((peer_label(p), p["threads"], kind, detail))
-    return notes
+
+def kernel_pairs(rows):
+    by = {r["path"]: r for r in rows}
+    return [(k if feeding(k) not in by else "%s\n(from %s)" % (k, feeding(k).split("->")[0]), by.get(k),
+             by.get(feeding(k))) for k in KERNELS if k in by]
 
 
-def summarize_notes(notes):
-    """Collapses per-thread notes of the same peer into one line each."""
-    by_peer = {}
-    for label, t, kind, detail in notes:
-        key = (label, kind, detail)
-        by_peer.setdefault(key, []).append(t)
-    lines = []
-    for (label, kind, detail), ts in by_peer.items():
-        d = detail if len(detail) <= 90 else detail[:87] + "..."
-        lines.append("%s (%s thr): %s%s" % (label, ",".join(str(t) for t in sorted(set(ts))), kind,
-                                            " - " + d if d else ""))
-    return lines
+def blocked_pairs(rows):
+    by = {r["path"]: r for r in rows}
+    pairs = []
+    for b in BLOCKS:
+        if b in by and "NHWC" in by and conversion(b, "NHWC") in by:
+            pairs.append(("%s kernel" % b, by[b], None))
+            pairs.append(("%s data on\nNHWC kernel" % b, by["NHWC"], by[conversion(b, "NHWC")]))
+    return pairs
+
+
+def render(report, peers):
+    """{"layouts": the main figure, "blocked": the blocked figure or None}."""
+    return {"layouts": grid(report, peers, kernel_pairs,
+                            "roi_align per layout: ms per call (lower is better); conversions stacked on the kernel "
+                            "they feed", with_peers=True),
+            "blocked": grid(report, [], blocked_pairs,
+                            "Data held in a blocked layout: its own kernel, or transforms to NHWC and the NHWC "
+                            "kernel", with_peers=False)}
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--report", required=True, help="layout report JSON (from the C++ layout report)")
-    ap.add_argument("--peers", help="bench/peers.py JSON (optional)")
-    ap.add_argument("--out", required=True, help="PNG file to write")
+    ap.add_argument("--report", required=True)
+    ap.add_argument("--peers")
+    ap.add_argument("--out", required=True, help="PNG of the layouts and peers")
+    ap.add_argument("--blocked-out", help="PNG of the blocked layouts' conversions")
     ap.add_argument("--dpi", type=int, default=110)
     args = ap.parse_args(argv)
-
-    report = load_json(args.report, "report")
-    ours = validate_report(report, args.report)
-    peers = load_peers(args.peers) if args.peers else []
-    if not ours:
-        raise SystemExit("%s: no results to draw" % args.report)
-
-    workloads = unique(r["workload"] for r in ours)
-    extra = sorted(set(p["workload"] for p in peers) - set(workloads))
-    if extra:
-        sys.stderr.write("peers for workloads not in the report are not drawn: %s\n" % ", ".join(extra))
-
-    present = set(r["path"] for r in ours)
-    paths = [p for p in PATH_ORDER if p in present] + sorted(present - set(PATH_ORDER))
-    path_color = {p: PATH_COLORS[i % len(PATH_COLORS)] for i, p in enumerate(PATH_ORDER + sorted(present - set(PATH_ORDER)))}
-    peer_labels = unique(peer_label(p) for p in peers if p["status"] == "ok" and p["workload"] in workloads)
-    peer_color = {lab: PEER_COLORS[i % len(PEER_COLORS)] for i, lab in enumerate(peer_labels)}
-    for p in peers:
-        peer_color.setdefault(peer_label(p), PEER_COLORS[-1])
-
-    # Size: width follows the widest panel's bar count, height the number of panels.
-    def n_bars(w):
-        n = sum(1 for r in ours if r["workload"] == w)
-        n += sum(1 for p in peers if p["workload"] == w and p["status"] == "ok")
-        return n
-    widest = max(n_bars(w) for w in workloads)
-    fig_w = min(max(9.0, 2.5 + 0.28 * widest), 30.0)
-    n_panels = len(workloads)
-    n_legend = len(paths) + len(peer_labels)
-    legend_rows = (n_legend + 3) // 4
-    # Fixed sizes in inches: panel plot area, gap between panels (tick labels, note, next title), title block,
-    # bottom block (last panel's tick labels and note, then the legend).
-    axes_in, gap_in, top_in, bottom_in = 2.9, 1.15, 1.1, 0.85 + 0.22 * legend_rows
-    fig_h = n_panels * axes_in + (n_panels - 1) * gap_in + top_in + bottom_in
-    fig, axes = plt.subplots(n_panels, 1, figsize=(fig_w, fig_h), squeeze=False)
-    fig.subplots_adjust(left=0.8 / fig_w, right=1 - 0.25 / fig_w, top=1 - top_in / fig_h, bottom=bottom_in / fig_h,
-                        hspace=gap_in / axes_in)
-
-    all_notes = {}
-    for ax, w in zip(axes[:, 0], workloads):
-        notes = build_panel(ax, w, [r for r in ours if r["workload"] == w],
-                            [p for p in peers if p["workload"] == w], paths, path_color, peer_color)
-        lines = summarize_notes(notes)
-        if lines:
-            all_notes[w] = lines
-            ax.text(0.0, -0.58 / axes_in * 1.0 - 0.02, "not drawn: " + "; ".join(lines[:4]) + ("; ..." if len(lines) > 4 else ""),
-                    transform=ax.transAxes, fontsize=6.5, color="#666666", va="top", ha="left", wrap=True)
-
-    m = report.get("machine") or {}
-    machine = []
-    if m.get("cpu"):
-        machine.append(str(m["cpu"]))
-    if m.get("threads") is not None:
-        machine.append("%s hw threads" % m["threads"])
-    if m.get("peak_gfma_per_s") is not None:
-        machine.append("peak %.1f GFMA/s" % float(m["peak_gfma_per_s"]))
-    if m.get("write_gb_per_s") is not None and m.get("read_gb_per_s") is not None:
-        machine.append("write %.1f GB/s, read %.1f GB/s" % (float(m["write_gb_per_s"]), float(m["read_gb_per_s"])))
-    fig.suptitle("RoIAlign: time per call by layout path, ms (lower is better)\n"
-                 "labels on our bars: fraction of the limit, a lower bound on any kernel's time (higher is better); "
-                 "peers hatched, labelled with ms\n" +
-                 "\n".join(textwrap.wrap(" | ".join(machine), width=int(fig_w * 13))[:2]), fontsize=9.5)
-
-    handles = [Patch(facecolor=path_color[p], label=p) for p in paths]
-    handles += [Patch(facecolor=peer_color[lab], hatch="//", edgecolor="white", label=lab) for lab in peer_labels]
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, 0.05 / fig_h))
-    fig.savefig(args.out, dpi=args.dpi)
-    sys.stderr.write("wrote %s (%d workload panel(s), %d of our bars, %d peer bars)\n"
-                     % (args.out, len(workloads), len(ours),
-                        sum(1 for p in peers if p["status"] == "ok" and p["workload"] in workloads)))
+    try:
+        report = load_report(args.report)
+        peers = load_peers(args.peers) if args.peers else []
+    except SchemaError as e:
+        raise SystemExit(str(e))
+    figures = render(report, peers)
+    if figures["layouts"] is None:
+        raise SystemExit("%s: no kernel rows to draw" % args.report)
+    figures["layouts"].savefig(args.out, dpi=args.dpi)
+    sys.stderr.write("wrote %s\n" % args.out)
+    if args.blocked_out:
+        if figures["blocked"] is None:
+            sys.stderr.write("no blocked rows: %s not written\n" % args.blocked_out)
+        else:
+            figures["blocked"].savefig(args.blocked_out, dpi=args.dpi)
+            sys.stderr.write("wrote %s\n" % args.blocked_out)
     return 0
 
 

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from report_tables import isa_ranker, load_run
+from report_schema import isa_ranker, load_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -36,7 +36,7 @@ def ratios(out_dir):
     for r in rows:
         if r["isa"] != best:
             continue
-        cells = {"ours min ms": r.get("ms_min", r["ms"]), "ours median ms": r["ms"]}
+        cells = {"ours min ms": r["ms_min"], "ours median ms": r["ms"], "unstable": 0 if r["stable"] else 1}
         for p in peers:
             if p["status"] == "ok" and p["workload"] == r["workload"] and p["threads"] == r["threads"]:
                 cells[f"{p['peer']} {p['variant']} / ours"] = p["ms"] / r["ms"]
@@ -45,6 +45,8 @@ def ratios(out_dir):
 
 
 def fmt(column, v):
+    if column == "unstable":  # 1: the layout report judged the row unstable (bench/report_schema.py)
+        return "yes" if v else "no"
     return f"{v:.2f}" if column.endswith("ms") else f"{v:.1f}x"
 
 

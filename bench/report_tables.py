@@ -12,15 +12,15 @@ each, speed-up against every peer), the detail table (GFMA/s, load GB/s, targets
 peers against our faster kernel. Every ratio in it comes from the one run. Times are medians of the rounds unless
 marked min; speed-ups are a peer's median over ours.
 """
-import json
-import os
 import sys
+
+from report_schema import BLOCKS, isa_ranker, load_run
 
 ORDER = ["default", "pooled14", "adaptive", "rois100", "rois20", "l3", "fpn"]
 TARGETS = {("default", "NHWC"): "50%", ("default", "NCHW"): "33%", ("pooled14", "NHWC"): "50%",
            ("pooled14", "NCHW"): "33%", ("adaptive", "NHWC"): "40%", ("adaptive", "NCHW"): "25%"}
 TRANSFORMS = ("NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW")
-BLOCKED = ("NCHW4c", "NCHW8c", "NCHW16c")
+BLOCKED = BLOCKS
 # The block that matches each ISA's vector of f32 (the issue's 1.15x criterion against NHWC).
 MATCHING = {"avx512": "NCHW16c", "avx10_2": "NCHW16c", "avx2": "NCHW8c", "sse4": "NCHW4c", "neon": "NCHW4c"}
 
@@ -29,11 +29,31 @@ def rank(workload):
     return ORDER.index(workload) if workload in ORDER else len(ORDER)
 
 
-def isa_ranker(report):
-    """A sort key of ISA names, best first, as target "host" ranks them: the library's order, which layout_report
-    writes into the report (machine.isa_order)."""
-    order = report["machine"]["isa_order"]
-    return lambda isa: order.index(isa) if isa in order else len(order)
+def mark(r):
+    """"!" after a figure of an unstable row (its reasons are listed under "Unstable rows")."""
+    return "" if r["stable"] else "!"
+
+
+def share(row_ms, inner_ms):
+    """The transforms' share of a conversion row: the row minus the kernel it wraps, over the row. Never negative:
+    a row no slower than its kernel has no measurable share ("n/m")."""
+    return f"{100 * (row_ms - inner_ms) / row_ms:.0f}%" if row_ms > inner_ms else "n/m"
+
+
+def print_unstable(results):
+    """The unstable rows and why, grouped by reason, so that no figure marked "!" is read without its warning."""
+    bad = [r for r in results if not r["stable"]]
+    if not results or not results[0]["judged"]:
+        print("\nStability: not judged (a report written before schema version 2).")
+        return
+    print(f"\nUnstable rows: {len(bad)} of {len(results)} (marked ! below; the verdict leaves them out).")
+    groups = {}
+    for r in bad:
+        key = (r["workload"], r["isa"], r["dtype"], r["threads"])
+        groups.setdefault(key, []).append(r)
+    for (w, isa, dtype, t), rows in groups.items():
+        reasons = sorted({why for r in rows for why in r["unstable_reasons"]})
+        print(f"- {w} {isa} {dtype} {t} thread(s): {len(rows)} row(s): " + "; ".join(reasons))
 
 
 def print_summary(rows, peers):
@@ -45,20 +65,12 @@ def print_summary(rows, peers):
           + "".join(f" {peer} {variant} / ours |" for peer, variant in labels))
     print("|---|---|---|---|---|" + "---|" * len(labels))
     for r in rows:
-        cells = [r["workload"], r["path"], str(r["threads"]), f"{r.get('ms_min', r['ms']):.1f} / {r['ms']:.1f}",
-                 f"{100 * r['fraction_of_limit']:.1f}% / {100 * r.get('fraction_of_limit_median', float('nan')):.1f}%"]
+        cells = [r["workload"], r["path"], str(r["threads"]), f"{r['ms_min']:.1f} / {r['ms']:.1f}{mark(r)}",
+                 f"{100 * r['fraction_of_limit']:.1f}% / {100 * r['fraction_of_limit_median']:.1f}%"]
         for peer, variant in labels:
             t = times.get((r["workload"], r["threads"], peer, variant))
             cells.append(f"{t / r['ms']:.1f}x" if t else "")
         print("| " + " | ".join(cells) + " |")
-
-
-def load_run(out):
-    """(layout_report.json, the peers of peers.json or [] when no peer ran) of the run in directory `out`."""
-    report = json.load(open(os.path.join(out, "layout_report.json")))
-    peers_file = os.path.join(out, "peers.json")
-    peers = json.load(open(peers_file))["peers"] if os.path.exists(peers_file) else []
-    return report, peers
 
 
 def main(argv):
@@ -70,6 +82,7 @@ def main(argv):
     results = [r for r in everything if r.get("dtype", "F32") == "F32"]  # the tables below are f32
     by = {(r["workload"], r["isa"], r["threads"], r["path"]): r for r in results}
 
+    print_unstable(everything)
     limits = report.get("limits", [])
     if limits:
         print(f"Limits (lower bounds on any kernel's time; peaks measured in each of {report['machine'].get('rounds')} "
@@ -90,9 +103,8 @@ def main(argv):
             print(f"- {p['threads']} thread(s): {p['peak_gfma_per_s']:.0f} GFMA/s, write {p['write_gb_per_s']:.1f} "
                   f"GB/s, read {p['read_gb_per_s']:.1f} GB/s")
 
-    def cell(r):  # min / median ms (fraction_of_limit at the min); a run of the earlier model has one time
-        return (f"{r['ms_min']:.1f} / {r['ms']:.1f} ({100 * r['fraction_of_limit']:.1f}%)" if "ms_min" in r
-                else f"{r['ms']:.1f} ({100 * r['fraction_of_limit']:.1f}%)")
+    def cell(r):  # min / median ms (fraction_of_limit at the min), "!" if unstable
+        return f"{r['ms_min']:.1f} / {r['ms']:.1f} ({100 * r['fraction_of_limit']:.1f}%){mark(r)}"
 
     print("\n| workload | ISA | threads | NCHW ms (lim) | NHWC ms (lim) | NHWC data → NCHW kernel ms "
           "| NCHW data → NHWC kernel ms | faster kernel |")
@@ -107,6 +119,7 @@ def main(argv):
             continue
         x1, x2 = by.get((w, isa, t, TRANSFORMS[0])), by.get((w, isa, t, TRANSFORMS[1]))
         faster = f"NHWC {a['ms'] / b['ms']:.2f}x" if b["ms"] <= a["ms"] else f"NCHW {b['ms'] / a['ms']:.2f}x"
+        faster += "" if a["stable"] and b["stable"] else " (unstable)"
         print(f"| {w} | {isa} | {t} | {cell(a)} | {cell(b)} | {x1['ms'] if x1 else float('nan'):.1f} | "
               f"{x2['ms'] if x2 else float('nan'):.1f} | {faster} |")
 
@@ -157,9 +170,9 @@ def main(argv):
                 continue
             print(f"| {w} | {isa} | {t} | {block} | {kernel['ms_min']:.1f} | "
                   f"{to_nhwc['ms_min']:.1f} / {to_nhwc['ms']:.1f} ({to_nhwc['ms_min'] / kernel['ms_min']:.2f}x, "
-                  f"{100 * (to_nhwc['ms_min'] - nhwc['ms_min']) / to_nhwc['ms_min']:.0f}%) | {nchw['ms_min']:.1f} | "
+                  f"{share(to_nhwc['ms_min'], nhwc['ms_min'])}){mark(to_nhwc)} | {nchw['ms_min']:.1f} | "
                   f"{from_nchw['ms_min']:.1f} / {from_nchw['ms']:.1f} ({from_nchw['ms_min'] / nchw['ms_min']:.2f}x, "
-                  f"{100 * (from_nchw['ms_min'] - kernel['ms_min']) / from_nchw['ms_min']:.0f}%) |")
+                  f"{share(from_nchw['ms_min'], kernel['ms_min'])}){mark(from_nchw)} |")
 
     transforms = report.get("transforms", [])
     if transforms:
@@ -170,7 +183,7 @@ def main(argv):
             print(f"| {x['workload']} | {x['threads']} | {x['from']} → {x['to']} | {x['ms_min']:.2f} / {x['ms']:.2f} | "
                   f"{x['gb_per_s']:.1f} / {x['gb_per_s_median']:.1f} | {x['copy_gb_per_s']['best']:.1f} / "
                   f"{x['copy_gb_per_s']['median']:.1f} | {100 * x['fraction_of_copy']:.0f}% / "
-                  f"{100 * x['fraction_of_copy_median']:.0f}% |")
+                  f"{100 * x['fraction_of_copy_median']:.0f}%{mark(x)} |")
 
     rows = sorted((r for r in results if r["isa"] == host_isa and r["path"] in ("NCHW", "NHWC") + BLOCKED),
                   key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["path"], r["threads"]))

@@ -1,0 +1,66 @@
+# Copyright 2026 The roialign Authors
+# SPDX-License-Identifier: Apache-2.0
+"""bench/report_schema.py: the one reader of the layout report's JSON."""
+import copy
+
+import pytest
+
+from report_schema import SCHEMA_VERSION, SchemaError, feeding, parse_peers, parse_report
+
+
+def test_every_row_has_every_field(report_json):
+    report = parse_report(report_json)
+    assert report["schema_version"] == SCHEMA_VERSION
+    for r in report["results"]:
+        for key in ("workload", "isa", "dtype", "threads", "path", "ms", "ms_min", "ms_max", "spread", "stable",
+                    "unstable_reasons", "judged", "machine"):
+            assert key in r, key
+        assert r["ms_min"] <= r["ms"] <= r["ms_max"]
+        assert r["stable"] == (not r["unstable_reasons"])
+        assert r["judged"]
+    assert report["transforms"] and all(t["stable"] == (not t["unstable_reasons"]) for t in report["transforms"])
+
+
+def test_a_report_before_version_2_is_not_judged(report_json):
+    old = copy.deepcopy(report_json)
+    del old["schema_version"]
+    for r in old["results"]:
+        for key in ("stable", "unstable_reasons", "ms_max", "spread", "attempts", "machine", "dtype", "ms_min"):
+            del r[key]
+    report = parse_report(old)
+    r = report["results"][0]
+    assert r["stable"] and r["unstable_reasons"] == [] and not r["judged"]
+    assert r["dtype"] == "F32" and r["ms_min"] == r["ms"] == r["ms_max"] and r["spread"] == 0
+
+
+def test_refuses_what_it_cannot_read(report_json):
+    with pytest.raises(SchemaError, match="no \"results\""):
+        parse_report({"machine": {}})
+    newer = copy.deepcopy(report_json)
+    newer["schema_version"] = SCHEMA_VERSION + 1
+    with pytest.raises(SchemaError, match="newer"):
+        parse_report(newer)
+    contradictory = copy.deepcopy(report_json)
+    contradictory["results"][0]["stable"] = True  # while its reasons stay
+    with pytest.raises(SchemaError, match="stable"):
+        parse_report(contradictory)
+    negative = copy.deepcopy(report_json)
+    negative["results"][1]["ms"] = -1
+    with pytest.raises(SchemaError, match="positive"):
+        parse_report(negative)
+
+
+def test_peers(peers_json):
+    peers = parse_peers(peers_json)
+    assert {p["status"].split(":")[0] for p in peers} == {"ok", "skipped"}
+    assert all(p["ms"] > 0 for p in peers if p["status"] == "ok")
+    bad = copy.deepcopy(peers_json)
+    bad["peers"][0]["ms"] = None  # "ok" without a time
+    with pytest.raises(SchemaError, match="positive ms"):
+        parse_peers(bad)
+
+
+def test_the_conversion_that_feeds_each_kernel():
+    assert feeding("NCHW") == "NHWC->NCHW kernel->NHWC"
+    assert feeding("NHWC") == "NCHW->NHWC kernel->NCHW"
+    assert feeding("NCHW8c") == "NCHW->NCHW8c kernel->NCHW"
