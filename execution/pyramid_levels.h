@@ -17,41 +17,50 @@ namespace internal {
 // A RoI that no level pools (OPENVINO rule, area <= 0): its output is zeros.
 inline constexpr int32_t kNotPooled = -1;
 
-// The index k_min = -log2(scales[0]) of the finest level (SCALE rule; its scales are powers of two).
-inline int32_t FinestLevel(const MultiLevelParams& p) {
+// The pyramid level k = -log2(scale) of a power-of-two scale (SCALE rule).
+inline int32_t LevelOfScale(float scale) {
   int exponent = 0;
-  std::frexp(p.scales[0], &exponent);  // scale = 0.5 * 2^exponent
+  std::frexp(scale, &exponent);  // scale = 0.5 * 2^exponent
   return 1 - exponent;
 }
+
+// The index k_min = -log2(scales[0]) of the first map's level (SCALE rule), as torchvision's LevelMapper takes it.
+inline int32_t FinestLevel(const MultiLevelParams& p) { return LevelOfScale(p.scales.front()); }
 
 // Map index in [0, num_levels) of the box (x1, y1, x2, y2), or kNotPooled, under the SCALE or OPENVINO rule
 // (finite coordinates). `k_min` is FinestLevel(p).
 inline int32_t LevelOfBox(const MultiLevelParams& p, int32_t k_min, float x1, float y1, float x2, float y2) {
   const int32_t top = static_cast<int32_t>(p.scales.size()) - 1;
   const float area = (x2 - x1) * (y2 - y1);
-  float level = 0.0f;
-  int32_t base = 0;
   switch (p.level_rule) {
-    case LevelRule::kScale:
-      // torchvision LevelMapper: floor(k0 + log2(sqrt(area) / s0) + eps). Zero area gives -inf, the finest level;
-      // a negative area (one inverted axis) has no level there (NaN), here the finest one.
-      if (!(area > 0.0f)) return 0;
-      level = std::floor(static_cast<float>(p.canonical_level) + std::log2(std::sqrt(area) / p.canonical_size) + 1e-6f);
-      base = k_min;
-      break;
-    case LevelRule::kOpenVino:
+    case LevelRule::kScale: {
+      // torchvision's LevelMapper: floor(k0 + log2(sqrt(area) / s0) + eps), clamped to [k_min, k_max] of the first
+      // and last maps' scales as torch.clamp clamps (to k_max where k_min > k_max), minus k_min. Zero area gives
+      // -inf, so k_min; a negative area (one inverted axis) has no level there (NaN), here k_min too. Repeated
+      // scales (two maps of one stride) never reach the later maps; where the scales skip a level or grow, a level
+      // can name no map, and torchvision's pooler then leaves the box's output zero, as kNotPooled does.
+      const float level =
+          area > 0.0f
+              ? std::floor(static_cast<float>(p.canonical_level) + std::log2(std::sqrt(area) / p.canonical_size) +
+                           1e-6f)
+              : -INFINITY;
+      const int32_t k_max = LevelOfScale(p.scales.back());
+      // Clamp in float first: the level may be far outside int32 for extreme boxes.
+      const float clamped = std::fmin(std::fmax(level, static_cast<float>(k_min)), static_cast<float>(k_max));
+      const int32_t index = static_cast<int32_t>(clamped) - k_min;
+      return index >= 0 && index <= top ? index : kNotPooled;
+    }
+    case LevelRule::kOpenVino: {
       // ExperimentalDetectronROIFeatureExtractor: floor(log2(sqrt(area) / s0 + eps) + 2) with level 0 = P2.
       if (!(area > 0.0f)) return kNotPooled;
-      level = std::floor(std::log2(std::sqrt(area) / p.canonical_size + 1e-6f) +
-                         static_cast<float>(p.canonical_level - 2));
-      base = 0;
-      break;
+      const float level = std::floor(std::log2(std::sqrt(area) / p.canonical_size + 1e-6f) +
+                                     static_cast<float>(p.canonical_level - 2));
+      return static_cast<int32_t>(std::fmin(std::fmax(level, 0.0f), static_cast<float>(top)));
+    }
     case LevelRule::kGiven:
       return 0;  // not used: the caller gives the levels
   }
-  // Clamp in float first: the level may be far outside int32 for extreme boxes.
-  const float clamped = std::fmin(std::fmax(level, static_cast<float>(base)), static_cast<float>(base + top));
-  return static_cast<int32_t>(clamped) - base;
+  return kNotPooled;
 }
 
 }  // namespace internal

@@ -69,10 +69,13 @@ int32_t ExpectedLevel(const MultiLevelParams& mp, float x1, float y1, float x2, 
                                               (mp.canonical_level - 2)));
     return std::clamp(l, 0, top);
   }
-  const int k_min = static_cast<int>(std::lround(-std::log2(mp.scales[0])));
-  if (!(area > 0)) return 0;
+  // torchvision's LevelMapper: k_min and k_max of the first and last scales; a level beyond the maps pools nothing.
+  const int k_min = static_cast<int>(std::lround(-std::log2(mp.scales.front())));
+  const int k_max = static_cast<int>(std::lround(-std::log2(mp.scales.back())));
+  if (!(area > 0)) return k_min <= k_max ? 0 : -1;
   const int l = static_cast<int>(std::floor(mp.canonical_level + std::log2(std::sqrt(area) / mp.canonical_size) + 1e-6));
-  return std::clamp(l, k_min, k_min + top) - k_min;
+  const int index = std::min(std::max(l, k_min), k_max) - k_min;
+  return index >= 0 && index <= top ? index : -1;
 }
 
 // Runs `target` multi-level on the pyramid stored in params.dtype and params.layout; output widened to f32
@@ -359,6 +362,35 @@ TEST(MultiLevelRules, HandPickedLevels) {
   }
 }
 
+// SCALE takes k_min and k_max from the first and last scales only, as torchvision's LevelMapper does, for every set
+// of power-of-two scales: repeated (MobileNet v3's FPN has two maps at 1/32), skipping a level, or growing. A level
+// that names no map leaves the box's output zero, as torchvision's pooler does (-1 below).
+TEST(MultiLevelRules, ScaleRuleMapsLevelsAsTorchvisionForAnyPowersOfTwo) {
+  struct ScaleSet {
+    std::vector<float> scales;
+    std::vector<int32_t> levels;  // of the boxes of sides 1, 112, 224, 448 (k = 2, 3, 4, 5 before clamping)
+  };
+  const ScaleSet cases[] = {
+      {{0.03125f, 0.03125f}, {0, 0, 0, 0}},   // k_min = k_max = 5: every box on the first map
+      {{0.25f, 0.0625f}, {0, 1, -1, -1}},     // k 2..4: k = 3 is index 1, k = 4 index 2 (no map)
+      {{0.125f, 0.25f}, {-1, -1, -1, -1}},    // k_min 3 > k_max 2: clamped to 2, index -1
+      {{0.25f, 0.125f, 0.125f}, {0, 1, 1, 1}},  // k 2..3
+  };
+  for (const ScaleSet& c : cases) {
+    MultiLevelParams mp;
+    mp.scales = c.scales;
+    mp.level_rule = LevelRule::kScale;
+    std::mt19937 rng(3);
+    Pyramid p = MakePyramid(&rng, 3, 64, 64, static_cast<int>(c.scales.size()));
+    p.scales = mp.scales;
+    for (float side : {1.0f, 112.0f, 224.0f, 448.0f}) AddRoi(&p.rois, 0, 2.0f, 2.0f, 2.0f + side, 2.0f + side);
+    const MultiLevelRun got = RunMultiLevel("host", mp, p, nullptr, false, 1);
+    ASSERT_TRUE(got.status.ok()) << got.status.message();
+    EXPECT_EQ(CountMismatches(got.out, LevelByLevelReference(mp, p, c.levels), DType::kF32, "SCALE"), 0u)
+        << c.scales.size() << " maps, first scale " << c.scales[0];
+  }
+}
+
 TEST(MultiLevelRules, SelectionRefusals) {
   struct Bad {
     std::vector<float> scales;
@@ -372,8 +404,6 @@ TEST(MultiLevelRules, SelectionRefusals) {
       {{0.0f}, LevelRule::kGiven, "scale of level 0 must be finite and > 0"},
       {{-0.25f}, LevelRule::kOpenVino, "scale of level 0 must be finite and > 0"},
       {{0.3f}, LevelRule::kScale, "power-of-two scales; level 0 has 0.3"},
-      {{0.25f, 0.0625f}, LevelRule::kScale, "consecutive levels"},
-      {{0.125f, 0.25f}, LevelRule::kScale, "consecutive levels"},
       {{0.25f}, static_cast<LevelRule>(7), "unknown level rule value 7"},
   };
   for (const Bad& b : bad) {

@@ -8,6 +8,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
 #include <array>
 #include <cstring>
@@ -20,6 +21,12 @@
 
 #include "result_pool.h"
 #include "roialign/roialign.h"
+
+// The LibTorch release these operators were compiled against, in the file's data where a reader finds it without
+// loading the library: roialign._torch_ops compares it with the running torch first, since a library built for
+// another release either fails to resolve its symbols or loads that release's LibTorch beside the running one.
+extern "C" __attribute__((visibility("default"), used)) const char roialign_torch_built_with[] =
+    "roialign-torch-built-with-libtorch " TORCH_VERSION;
 
 namespace {
 
@@ -188,14 +195,23 @@ at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double s
   return out;
 }
 
+// A result's shape without data, in symbolic sizes where the inputs have them: the Meta kernels serve torch's fake
+// tensors, so torch.compile and torch.export trace the ops with dynamic RoI counts and map sizes.
+at::Tensor EmptyMetaResult(const at::Tensor& like, const c10::SymInt& k, const c10::SymInt& c, int64_t ph,
+                           int64_t pw, c10::string_view layout) {
+  const std::vector<c10::SymInt> sizes = {k, c, c10::SymInt(ph), c10::SymInt(pw)};
+  return at::empty_symint(sizes, like.options(), FormatOf(layout));
+}
+
 at::Tensor RoiAlignMeta(const at::Tensor& input, const at::Tensor& rois, double /*spatial_scale*/,
                         int64_t pooled_height, int64_t pooled_width, int64_t /*sampling_ratio*/, bool /*aligned*/,
                         c10::string_view layout, c10::string_view /*pool_mode*/,
                         c10::optional<c10::string_view> /*coordinate_mode*/) {
-  TORCH_CHECK(input.dim() == 4, "roialign: input must be a 4-D [N, C, H, W] tensor; got shape ", input.sizes());
-  TORCH_CHECK(rois.dim() == 2 && rois.size(1) == 5, "roialign: rois must be [K, 5]; got shape ", rois.sizes());
+  TORCH_CHECK(input.dim() == 4, "roialign: input must be a 4-D [N, C, H, W] tensor; got shape ", input.sym_sizes());
+  TORCH_CHECK(rois.dim() == 2 && rois.sym_size(1) == 5, "roialign: rois must be [K, 5]; got shape ",
+              rois.sym_sizes());
   DTypeOf(input, "input");
-  return EmptyResult(input, rois.size(0), input.size(1), pooled_height, pooled_width, layout);
+  return EmptyMetaResult(input, rois.sym_size(0), input.sym_size(1), pooled_height, pooled_width, layout);
 }
 
 // ---- multi_scale_roi_align ----
@@ -279,9 +295,13 @@ at::Tensor MultiScaleRoiAlignMeta(at::TensorList features, const at::Tensor& roi
                                   int64_t /*canonical_level*/, c10::string_view layout) {
   TORCH_CHECK(!features.empty() && features.size() == scales.size(),
               "roialign: give one feature map per scale (got ", features.size(), " maps, ", scales.size(), " scales)");
-  TORCH_CHECK(features[0].dim() == 4, "roialign: features[0] must be 4-D [N, C, H, W]; got ", features[0].sizes());
-  TORCH_CHECK(rois.dim() == 2 && rois.size(1) == 5, "roialign: rois must be [K, 5]; got shape ", rois.sizes());
-  return EmptyResult(features[0], rois.size(0), features[0].size(1), pooled_height, pooled_width, layout);
+  TORCH_CHECK(features[0].dim() == 4, "roialign: features[0] must be 4-D [N, C, H, W]; got ",
+              features[0].sym_sizes());
+  TORCH_CHECK(rois.dim() == 2 && rois.sym_size(1) == 5, "roialign: rois must be [K, 5]; got shape ",
+              rois.sym_sizes());
+  DTypeOf(features[0], "features[0]");
+  return EmptyMetaResult(features[0], rois.sym_size(0), features[0].sym_size(1), pooled_height, pooled_width,
+                         layout);
 }
 
 // ---- Autograd: forward-only, said out loud ----

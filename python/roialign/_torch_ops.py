@@ -6,8 +6,11 @@ After :func:`load`, ``torch.ops.roialign.roi_align`` and ``torch.ops.roialign.mu
 models that use them can be traced, scripted, saved and exported to ONNX (the symbolic is registered here too).
 The library is the file that ``ROIALIGN_TORCH_LIBRARY`` names, or else ``libroialign_torch.so`` beside this file,
 which the package build puts there when it finds the LibTorch of the interpreter's torch (python/CMakeLists.txt).
-That one is loaded only into the torch release it was built for (``_torch_ops_build.txt``): LibTorch's C++ ABI
-changes between releases.
+
+LibTorch's C++ ABI changes between releases, so a library is loaded only into the torch it was compiled against,
+and what loaded is checked: the release the file records against ``torch.__version__`` before loading, then that
+the load resolved against the running LibTorch (no second libc10 or libtorch_cpu mapped beside it) and registered
+the operators with it. Any mismatch is an ImportError that names both releases and the fix.
 """
 import math
 import os
@@ -16,7 +19,14 @@ import threading
 
 _lock = threading.Lock()
 _loaded = None
-_failure = None  # why the library cannot be loaded, once a load failed
+_failure = None  # the ImportError of a failed load, raised again on every later attempt
+
+# roialign_torch.cc records the LibTorch release it was compiled against as this prefix and the version, in .rodata.
+_BUILT_WITH = b"roialign-torch-built-with-libtorch "
+# The files of a LibTorch that a second copy in the process would show (Debian's carry the release in the name).
+_LIBTORCH_FILE = re.compile(r"lib(c10|torch_cpu)\.so(\.[0-9.]+)?$")
+_FIX = ("reinstall roialign from its source in this environment, so that it builds against the torch it runs with "
+        "(pip install --force-reinstall --no-deps <roialign checkout>)")
 
 
 def _here(name):
@@ -37,23 +47,131 @@ def _release(version):
     return match.group(0) if match else version
 
 
-def _check_torch_release(torch):
-    """ImportError if the package's own library was built for another torch release than the one running."""
+def built_with(path):
+    """The LibTorch release (``"2.15.0"``) that the operator library at ``path`` was compiled against, as the file
+    records it; None if it records none. Reads the file without loading it."""
+    with open(path, "rb") as f:
+        data = f.read()
+    start = data.find(_BUILT_WITH)
+    if start < 0:
+        return None
+    start += len(_BUILT_WITH)
+    return data[start:data.find(b"\0", start)].decode("ascii", "replace")
+
+
+def _mapped_libtorch():
+    """The real paths of the LibTorch files mapped into this process (Linux's /proc/self/maps), or None elsewhere."""
     try:
-        with open(_here("_torch_ops_build.txt")) as f:
-            built_for = f.read().strip()
+        with open("/proc/self/maps") as f:
+            lines = f.read().splitlines()
     except OSError:
-        return  # a library named by ROIALIGN_TORCH_LIBRARY, or a build tree: the caller's to match
-    if built_for != _release(torch.__version__):
-        raise ImportError("roialign's torch operators were built for torch %s, but torch %s is running; rebuild "
-                          "the package (pip install .) against this torch" % (built_for, torch.__version__))
+        return None
+    paths = set()
+    for line in lines:
+        fields = line.split(None, 5)
+        if len(fields) == 6 and _LIBTORCH_FILE.search(os.path.basename(fields[5])):
+            paths.add(os.path.realpath(fields[5]))
+    return paths
+
+
+def _elf_dynamic(path):
+    """(DT_NEEDED names, DT_SONAME or None) of the 64-bit little-endian ELF file at ``path``; None for other files.
+    Reads the section headers and the dynamic section only (LibTorch's files are hundreds of MB)."""
+    import struct
+
+    with open(path, "rb") as f:
+        header = f.read(64)
+        if header[:6] != b"\x7fELF\x02\x01":
+            return None
+        shoff, = struct.unpack_from("<Q", header, 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", header, 0x3A)
+        f.seek(shoff)
+        table = f.read(shentsize * shnum)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", table, i * shentsize) for i in range(shnum)]
+        for _, kind, _, _, offset, size, link, _, _, _ in sections:
+            if kind != 6:  # SHT_DYNAMIC; its sh_link is the string table
+                continue
+            f.seek(offset)
+            entries = f.read(size)
+            strings = sections[link]
+            f.seek(strings[4])
+            text = f.read(strings[5])
+            name = lambda at: text[at:text.index(b"\0", at)].decode("utf-8", "replace")  # noqa: E731
+            needed, soname = [], None
+            for i in range(0, len(entries) - 15, 16):
+                tag, value = struct.unpack_from("<qQ", entries, i)
+                if tag == 1:  # DT_NEEDED
+                    needed.append(name(value))
+                elif tag == 14:  # DT_SONAME
+                    soname = name(value)
+            return needed, soname
+    return None
+
+
+def _foreign_libtorch(path, running_files):
+    """The LibTorch files that the library at ``path`` needs and the running torch has not loaded (by SONAME, as the
+    dynamic loader matches them), or None where ELF files cannot be read. Loading such a library would map a second
+    LibTorch into the process, whose start-up can crash it before any error could be raised."""
+    try:
+        ours = _elf_dynamic(path)
+        loaded = set()
+        for f in running_files:
+            dynamic = _elf_dynamic(f)
+            loaded.add(dynamic[1] if dynamic and dynamic[1] else os.path.basename(f))
+    except (OSError, ValueError, IndexError):
+        return None
+    if ours is None:
+        return None
+    return sorted(n for n in ours[0] if _LIBTORCH_FILE.search(n) and n not in loaded)
+
+
+def _check_and_load(torch, path):
+    """Loads the library at ``path`` into ``torch``, or ImportError: built for another release, symbols that do not
+    resolve, a second LibTorch pulled in, or operators that did not reach this torch's dispatcher."""
+    running = torch.__version__
+    where = "roialign's torch operators (%s)" % path
+    try:
+        built = built_with(path)
+    except OSError as e:
+        raise ImportError("%s cannot be read: %s" % (where, e)) from None
+    if built is None:
+        raise ImportError("%s record no LibTorch release (a library from an older roialign); torch %s is running: %s"
+                          % (where, running, _FIX))
+    if built != _release(running):
+        raise ImportError("%s were built for torch %s, but torch %s is running: %s"
+                          % (where, built, running, _FIX))
+    before = _mapped_libtorch()
+    foreign = _foreign_libtorch(path, before) if before else None
+    if foreign:
+        raise ImportError("%s were built for torch %s and torch %s is running, but the library links another LibTorch "
+                          "(%s; torch runs on %s), which loading it would map beside this one: %s"
+                          % (where, built, running, ", ".join(foreign), ", ".join(sorted(before)), _FIX))
+    try:
+        torch.ops.load_library(path)
+    except OSError as e:
+        raise ImportError("%s were built for torch %s and torch %s is running, but the library does not load against "
+                          "it (%s): %s" % (where, built, running, e, _FIX)) from None
+    after = _mapped_libtorch()
+    if before is not None and after is not None and after - before:
+        raise ImportError("%s were built for torch %s and torch %s is running, but loading them mapped another "
+                          "LibTorch beside it (%s; torch runs on %s): the library was linked against the wrong "
+                          "LibTorch. %s" % (where, built, running, ", ".join(sorted(after - before)),
+                                            ", ".join(sorted(before)) or "?", _FIX[0].upper() + _FIX[1:]))
+    try:
+        torch.ops.roialign.roi_align.default
+    except (AttributeError, RuntimeError):
+        raise ImportError("%s loaded into torch %s (built for %s) but registered no roialign::roi_align with it: %s"
+                          % (where, running, built, _FIX)) from None
 
 
 def load():
-    """Registers the ops with torch (idempotent); returns ``torch.ops.roialign``. Raises ImportError without them."""
+    """Registers the ops with torch (idempotent); returns ``torch.ops.roialign``. Raises ImportError without them,
+    and for a library that does not match the running torch (the same error on every call)."""
     global _loaded, _failure
     with _lock:
         if _loaded is None:
+            if _failure is not None:
+                raise _failure
             import torch
 
             try:
@@ -61,12 +179,7 @@ def load():
                 if path is None:
                     raise ImportError("roialign's torch operators are not installed: this package was built without "
                                       "LibTorch (libroialign_torch.so), and ROIALIGN_TORCH_LIBRARY is not set")
-                if not os.environ.get("ROIALIGN_TORCH_LIBRARY"):
-                    _check_torch_release(torch)
-                try:
-                    torch.ops.load_library(path)
-                except OSError as e:
-                    raise ImportError("roialign's torch operators (%s) do not load: %s" % (path, e)) from None
+                _check_and_load(torch, path)
             except ImportError as e:
                 _failure = e
                 raise
@@ -76,15 +189,14 @@ def load():
 
 
 def available():
-    """``torch.ops.roialign`` if the operators are loaded or load now, else None (a failed load is not retried)."""
+    """``torch.ops.roialign`` if the operators are loaded or load now; None if the package has no operator library.
+    A library that exists but does not match the running torch raises its ImportError: the package does not fall
+    back to another path for one kind of caller and fail for another."""
     if _loaded is not None:
         return _loaded
-    if _failure is not None:
+    if library_path() is None:
         return None
-    try:
-        return load()
-    except ImportError:
-        return None
+    return load()
 
 
 def _register_onnx_symbolic(torch):
@@ -153,13 +265,13 @@ def _register_onnx_symbolic(torch):
         log2 = lambda v: g.op("Div", g.op("Log", v), tensor(g, math.log(2.0), torch.float))  # noqa: E731
         last = len(maps) - 1
         if rule == "SCALE":
-            # floor(k0 + log2(sqrt(area) / s0) + 1e-6) clamped to the maps' levels; a box without area pools from
-            # the finest map (log2(0) = -inf).
-            k_min = -int(round(math.log2(scales[0])))
+            # floor(k0 + log2(sqrt(area) / s0) + 1e-6) clamped to [k_min, k_max] of the first and last scales, as
+            # torchvision's LevelMapper; a box without area pools from the first map (log2(0) = -inf). A level that
+            # names no map (scales that skip a level) matches no map below, and its rows stay zero.
+            k_min, k_max = -int(round(math.log2(scales[0]))), -int(round(math.log2(scales[-1])))
             level = g.op("Floor", g.op("Add", g.op("Add", tensor(g, float(level0), torch.float), log2(ratio)),
                                        tensor(g, 1e-6, torch.float)))
-            level = g.op("Clip", level, tensor(g, float(k_min), torch.float),
-                         tensor(g, float(k_min + last), torch.float))
+            level = g.op("Clip", level, tensor(g, float(k_min), torch.float), tensor(g, float(k_max), torch.float))
             level = g.op("Sub", g.op("Cast", level, to_i=7), tensor(g, k_min))
         elif rule == "OPENVINO":
             # floor(log2(sqrt(area) / s0 + 1e-6) + k0 - 2) clamped to [0, L - 1]; a box without area is not pooled

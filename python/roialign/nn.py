@@ -61,12 +61,37 @@ def _infer_scale(size: int, original: int) -> float:
     return 2.0 ** float(round(math.log(float(size) / float(original)) / math.log(2.0)))
 
 
+# One leaf for torch.fx, as torchvision's pooler is: symbolic tracing records a call of this function instead of
+# iterating over the feature dict and the image shapes, which are proxies there (torchvision's get_graph_node_names
+# and create_feature_extractor then trace a model after replace_poolers). TorchScript and torch.compile see through it.
+@torch.fx.wrap
+def _multi_scale_roi_align(x: Dict[str, Tensor], boxes: List[Tensor], image_shapes: List[Tuple[int, int]],
+                           featmap_names: List[str], output_size: Tuple[int, int], sampling_ratio: int,
+                           canonical_scale: int, canonical_level: int, layout: str) -> Tensor:
+    features: List[Tensor] = []
+    for name, f in x.items():  # in the dict's order, as torchvision takes them
+        if name in featmap_names:
+            features.append(f)
+    if len(image_shapes) == 0:
+        raise ValueError("roialign: image_shapes is empty; give each image's (height, width)")
+    max_h = 0
+    for shape in image_shapes:
+        max_h = max(max_h, int(shape[0]))
+    scales: List[float] = []
+    for f in features:  # torchvision infers each level's scale from the heights
+        scales.append(_infer_scale(int(f.shape[-2]), max_h))
+    return torch.ops.roialign.multi_scale_roi_align(features, _rois(boxes), scales, output_size[0], output_size[1],
+                                                    sampling_ratio, False, level_rule="SCALE",
+                                                    canonical_size=float(canonical_scale),
+                                                    canonical_level=canonical_level, layout=layout)
+
+
 class MultiScaleRoIAlign(nn.Module):
     """``torchvision.ops.MultiScaleRoIAlign``'s module on one ``torch.ops.roialign.multi_scale_roi_align`` call.
 
     Levels are chosen as torchvision chooses them (``floor(canonical_level + log2(sqrt(area) / canonical_scale) +
-    1e-6)``, clamped to the levels the maps give), with each level's scale inferred from ``image_shapes``; the
-    maps are pooled in one call, without a per-level loop or scatter.
+    1e-6)``, clamped to the levels of the first and last maps' scales), with each level's scale inferred from
+    ``image_shapes``; the maps are pooled in one call, without a per-level loop or scatter.
     """
 
     def __init__(self, featmap_names: List[str], output_size, sampling_ratio: int, *, canonical_scale: int = 224,
@@ -82,23 +107,8 @@ class MultiScaleRoIAlign(nn.Module):
         self.layout = layout
 
     def forward(self, x: Dict[str, Tensor], boxes: List[Tensor], image_shapes: List[Tuple[int, int]]) -> Tensor:
-        features: List[Tensor] = []
-        for name, f in x.items():  # in the dict's order, as torchvision takes them
-            if name in self.featmap_names:
-                features.append(f)
-        if len(image_shapes) == 0:
-            raise ValueError("roialign: image_shapes is empty; give each image's (height, width)")
-        max_h = 0
-        for shape in image_shapes:
-            max_h = max(max_h, int(shape[0]))
-        scales: List[float] = []
-        for f in features:  # torchvision infers each level's scale from the heights
-            scales.append(_infer_scale(int(f.shape[-2]), max_h))
-        return torch.ops.roialign.multi_scale_roi_align(features, _rois(boxes), scales, self.output_size[0],
-                                                        self.output_size[1], self.sampling_ratio, False,
-                                                        level_rule="SCALE",
-                                                        canonical_size=float(self.canonical_scale),
-                                                        canonical_level=self.canonical_level, layout=self.layout)
+        return _multi_scale_roi_align(x, boxes, image_shapes, self.featmap_names, self.output_size,
+                                      self.sampling_ratio, self.canonical_scale, self.canonical_level, self.layout)
 
     def __repr__(self) -> str:
         return "%s(featmap_names=%s, output_size=%s, sampling_ratio=%s, layout=%r)" % (

@@ -103,6 +103,34 @@ def test_canonical_scale_and_level_and_clamped_levels():
         assert_close(got.numpy(), ref.numpy())
 
 
+@needs_torch
+@pytest.mark.parametrize("scales,pooled", [
+    ([1 / 32, 1 / 32], 8),       # k 5..5: every box on the first map
+    ([1 / 4, 1 / 16], 4),        # k 2..4: the boxes of k = 4 (sides from 224 on) have index 2, no map
+    ([1 / 4, 1 / 8, 1 / 8], 8),  # k 2..3: the third map is never chosen
+    ([1 / 8, 1 / 4], 0),         # k_min 3 > k_max 2: clamped to 2, index -1
+])
+def test_scale_rule_takes_any_powers_of_two_as_torchvision(scales, pooled):
+    # torchvision's LevelMapper takes k_min and k_max from the first and last scales only: repeated scales
+    # (MobileNet v3's FPN has two maps at stride 32), skipped levels and growing scales all pool, and a box whose level
+    # names no map stays zero.
+    rng = np.random.default_rng(5)
+    image_h = image_w = 256
+    maps = [rng.standard_normal((1, 3, int(image_h * s), int(image_w * s))).astype(np.float32) for s in scales]
+    sides = np.array([2, 40, 112, 160, 224, 300, 448, 900], np.float32)
+    b = np.stack([np.full_like(sides, 3), np.full_like(sides, 5), 3 + sides, 5 + sides], 1)
+    names = [str(i) for i in range(len(scales))]
+    ref = MultiScaleRoIAlign(names, 3, 2)({n: torch.from_numpy(m) for n, m in zip(names, maps)},
+                                          [torch.from_numpy(b)], [(image_h, image_w)]).numpy()
+    rois = np.concatenate([np.zeros((len(b), 1), np.float32), b], 1)
+    got = roialign.multi_scale_roi_align(maps, rois, 3, scales, 2)  # the extension
+    assert_close(got, ref)
+    got = roialign.multi_scale_roi_align([torch.from_numpy(m) for m in maps], [torch.from_numpy(b)], 3, scales, 2)
+    assert_close(got.numpy(), ref)
+    nonzero = np.abs(got.numpy()).sum(axis=(1, 2, 3)) > 0
+    assert nonzero.tolist() == [True] * pooled + [False] * (len(sides) - pooled)
+
+
 def test_given_levels_and_refusals():
     rng = np.random.default_rng(4)
     maps = pyramid(rng, 1, 3, 64, 64)
@@ -116,8 +144,6 @@ def test_given_levels_and_refusals():
         roialign.multi_scale_roi_align(maps, rois, 2, SCALES, 2, levels=[0, 1, 4])
     with pytest.raises(ValueError, match="levels holds 2 values for 3 rois"):
         roialign.multi_scale_roi_align(maps, rois, 2, SCALES, 2, levels=[0, 1])
-    with pytest.raises(ValueError, match="consecutive levels"):
-        roialign.multi_scale_roi_align(maps, rois, 2, [1 / 4, 1 / 16, 1 / 32, 1 / 64])
     with pytest.raises(ValueError, match="power-of-two"):
         roialign.multi_scale_roi_align(maps, rois, 2, [0.3, 0.15, 0.075, 0.0375])
     with pytest.raises(ValueError, match="spatial_scales has 3 values for 4 feature maps"):
