@@ -56,7 +56,7 @@ struct ChannelRun {
   int64_t block = 0, in_block_stride = 0, out_block_stride = 0;
 };
 // The microkernel: pools one bin (or a piece of it, BinTaps) over a run of channels, finishing it in the map's
-// type (pool_bin) or in f32 (pool_bin_f32, for staged bins that are transposed afterwards).
+// type (pool_bin) or in f32 (pool_bin_f32, for bins of copied pixels that are transposed afterwards).
 using PoolBinFn = void (*)(PoolMode mode, const BinTaps& bin, const ChannelRun& run);
 // Channels [0, n) of `count` channels-last f32 bins (bin_stride floats apart) into n planes of the map's type,
 // plane_stride elements apart.
@@ -68,16 +68,27 @@ using TransposeBlockFn = void (*)(const void* src, int64_t src_stride, int64_t d
 // Whole RoIs [roi_begin, roi_end), channels [c_begin, c_end), straight from the problem (the scalar reference).
 using WholeRoisFn = void (*)(const Problem& problem, int64_t roi_begin, int64_t roi_end, int64_t c_begin,
                              int64_t c_end);
+// The part of dX one backward task owns and overwrites: image `image`, channels [c_begin, c_end), map rows
+// [y_begin, y_end), every column; when it holds the last channel, also the padded lanes of a blocked layout's
+// last block in those rows. Disjoint ranges write disjoint elements, and an element's bits do not depend on how
+// dX is split (docs/semantics.md#backward).
+struct GradientRange {
+  int64_t image = 0, c_begin = 0, c_end = 0, y_begin = 0, y_end = 0;
+};
+// The backward of every RoI the problem runs, for one range of dX, straight from the problem (the scalar
+// reference): reads the map (MAX modes) and dY, writes the range of dX.
+using WholeRoisBackwardFn = void (*)(const Problem& problem, const GradientRange& range);
 
 // What one target provides for one dtype (all null where the dtype is not served): the microkernel and the
-// writers around it, or whole RoIs.
+// writers around it, or whole RoIs (forward and backward).
 struct KernelFns {
   PoolBinFn pool_bin = nullptr, pool_bin_f32 = nullptr;
   BinsToPlanesFn bins_to_planes = nullptr;
   TransposeBlockFn transpose = nullptr;
   void (*stream_copy)(const void* src, int64_t bytes, void* dst) = nullptr;  // non-temporal where aligned
-  int64_t (*lanes)() = nullptr;  // f32 lanes of the target's vectors: staged channel runs are padded to them
+  int64_t (*lanes)() = nullptr;  // f32 lanes of the target's vectors: copied channel runs are padded to them
   WholeRoisFn whole_rois = nullptr;
+  WholeRoisBackwardFn whole_rois_backward = nullptr;
 };
 using PerDType = std::array<KernelFns, EnumTraits<DType>::kNames.size()>;
 struct TargetKernel {

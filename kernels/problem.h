@@ -24,6 +24,10 @@ struct Problem {
   int64_t num_rois = 0;
   const RoiAxes* axes = nullptr;  // per RoI index, from validation
   void* output = nullptr;
+  // A backward call's gradients (null in a forward call): dY, read, in the output's shape, layout and dtype, and
+  // dX, written, in the map's.
+  const void* grad_output = nullptr;
+  void* grad_input = nullptr;
   int64_t max_grid_h = 0, max_grid_w = 0;  // largest sampling grid of any RoI (sizes scratch)
   double footprint_pixels = 0;             // sum over RoIs of an upper bound on the pixels their taps read
   // The RoIs the call computes: null for all of [0, num_rois), else `subset_size` indices into rois and output
