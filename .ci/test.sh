@@ -4,8 +4,8 @@
 # The test command (docs/testing.md says what runs where and how long each stage takes).
 #   .ci/test.sh          on this CPU: the native build and its tests (every x86 SIMD target this CPU runs, the C API
 #                        from C99, the torchvision cross-check, the limit), the Python package (pip install .,
-#                        pytest), roialign inside TVM, OpenVINO and PyTorch, consumers of the installed package (C++ and
-#                        C-only), smoke runs of the layout report
+#                        pytest), roialign inside TVM, OpenVINO and PyTorch (Debian's 1.13, and 2.x from PyPI in a
+#                        venv), consumers of the installed package (C++ and C-only), smoke runs of the layout report
 #   .ci/test.sh --all    all of that, then what CI adds: the build without OpenMP, ASan+UBSan (the test suite and
 #                        the three libFuzzer targets), ThreadSanitizer, and the aarch64 build under qemu on a NEON-only
 #                        CPU, SVE at 512 bits and SVE2 at 128 and 256 bits (.ci/run runs this)
@@ -87,6 +87,33 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" !
     ROIALIGN_TORCH_LOADER="$build/engines/torch/roialign_torch_load_scripted" \
     ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
     "$py/venv/bin/python" -I -m pytest -p no:cacheprovider -q tests/python/test_torch_ops.py
+fi
+
+if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ] && \
+   [ "${ROIALIGN_SKIP_TORCH2:-0}" != "1" ]; then
+  stage "PyTorch 2.x from PyPI: torch and torchvision in a plain venv, pip install . against their LibTorch (beside "\
+"Debian's libtorch-dev), the Python tests there: torch.compile, torch.export, FX, TorchScript in Python and C++, ONNX"
+  # The venv sees nothing of Debian's: torch, torchvision (with their CUDA wheels, about 5.4 GB installed) and pytest
+  # come from PyPI, through pip's cache after the first run. The package built there must link that torch's LibTorch,
+  # not Debian's (printed here; test_torch_ops.py asserts it). The package's build also builds the C++ loader against
+  # that LibTorch (build.targets), in its build tree.
+  t2="$build-torch2"
+  rm -rf "$t2"
+  /usr/bin/python3 -m venv "$t2/venv"
+  "$t2/venv/bin/python" -I -m pip install -q --disable-pip-version-check torch torchvision pytest
+  "$t2/venv/bin/python" -I -c 'import torch, torchvision; print("torch", torch.__version__, torchvision.__version__)'
+  CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$t2/venv/bin/python" -I -m pip install -q --disable-pip-version-check \
+    --config-settings=build-dir="$t2/build" --config-settings=cmake.define.ROIALIGN_PYTHON_TORCH_OPS=ON \
+    "--config-settings=build.targets=_roialign;roialign_torch_load_scripted" .
+  ldd "$("$t2/venv/bin/python" -I -c 'import roialign._torch_ops as t; print(t.library_path())')" | \
+    grep -E 'lib(c10|torch_cpu)\.so'
+  # ROIALIGN_MISMATCHED_TORCH_LIBRARY: the PyTorch stage's library, built against Debian's LibTorch 1.13, which this
+  # torch must refuse at import.
+  ROIALIGN_REQUIRE_TORCHVISION=1 ROIALIGN_REQUIRE_TORCH_OPS=1 ROIALIGN_REQUIRE_PACKAGED_TORCH_OPS=1 \
+    ROIALIGN_PEERS_PATH="$root/.peers" ROIALIGN_TORCH_LOADER="$t2/build/engines/torch/roialign_torch_load_scripted" \
+    ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
+    ROIALIGN_MISMATCHED_TORCH_LIBRARY="$build/engines/torch/libroialign_torch.so" \
+    "$t2/venv/bin/python" -I -m pytest -p no:cacheprovider -q tests/python --ignore=tests/python/test_tvm.py
 fi
 
 stage "installed package consumed by an outside project (examples/)"

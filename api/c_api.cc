@@ -17,6 +17,8 @@
 #include "core/enums.h"
 #include "core/library.h"
 #include "execution/arena.h"
+#include "execution/run.h"
+#include "execution/strided_maps.h"
 #include "roialign/roialign.h"
 
 struct roialign_kernel {
@@ -270,72 +272,6 @@ roialign::Status ReadInputs(const roialign_inputs* inputs, InputsView* view) {
   return roialign::Status::Ok();
 }
 
-// A map's data as the kernels read it: `map.data` when its strides are dense (or all 0), else a dense copy in
-// `staged` (docs/api.md, "Strided maps"), which allocates from its own memory resource; `copy` false sizes it
-// only (a workspace query). Shapes the copy cannot serve (an empty or negative extent, a null pointer) pass
-// through unchanged, for the run's own validation to judge.
-roialign::Status DenseData(const roialign_map& map, int64_t batch, int64_t channels, roialign::Layout layout,
-                           roialign::DType dtype, const char* what, std::pmr::vector<unsigned char>* staged,
-                           bool copy, const void** data) {
-  *data = map.data;
-  const int64_t* s = map.strides;
-  if (s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0) return roialign::Status::Ok();
-  const bool nhwc = layout == roialign::Layout::kNHWC;
-  // Blocked layouts: the dimensions n, channel block, h, w, each step moving whole blocks of `unit` elements.
-  const int64_t unit = std::max<int64_t>(
-      1, roialign::internal::EnumTraits<roialign::Layout>::kChannelBlock[static_cast<size_t>(layout)]);
-  const int64_t blocks = unit > 1 ? (channels + unit - 1) / unit : channels;
-  const int64_t extent[4] = {batch, nhwc ? map.height : blocks, nhwc ? map.width : map.height,
-                             nhwc ? channels : map.width};
-  for (int d = 0; d < 4; ++d) {
-    if (s[d] < 0) {
-      return Invalid(std::string(what) + ".strides[" + std::to_string(d) + "] is " + std::to_string(s[d]) +
-                     "; strides must be >= 0");
-    }
-  }
-  if (map.data == nullptr || extent[0] <= 0 || extent[1] <= 0 || extent[2] <= 0 || extent[3] <= 0) {
-    return roialign::Status::Ok();
-  }
-  // The dense strides, and the farthest element the view reaches (overflow-checked).
-  int64_t dense[4] = {0, 0, 0, unit}, elements = unit, last = 0;
-  for (int d = 3; d >= 0; --d) {
-    dense[d] = elements;
-    int64_t reach = 0;
-    if (__builtin_mul_overflow(extent[d], elements, &elements) ||
-        __builtin_mul_overflow(extent[d] - 1, s[d], &reach) || __builtin_add_overflow(last, reach, &last)) {
-      return Invalid(std::string(what) + ": its extents and strides overflow int64");
-    }
-  }
-  if (s[0] == dense[0] && s[1] == dense[1] && s[2] == dense[2] && s[3] == dense[3]) return roialign::Status::Ok();
-  const auto bytes = static_cast<size_t>(roialign::internal::BytesOf(dtype));
-  const size_t unit_bytes = static_cast<size_t>(unit) * bytes;
-  if (elements > PTRDIFF_MAX / static_cast<int64_t>(bytes)) {
-    return Invalid(std::string(what) + " has more elements than memory can hold");
-  }
-  staged->resize(static_cast<size_t>(elements) * bytes);  // std::bad_alloc: OUT_OF_MEMORY, output untouched
-  *data = staged->data();
-  if (!copy) return roialign::Status::Ok();
-  const auto* src = static_cast<const unsigned char*>(map.data);
-  unsigned char* dst = staged->data();
-  for (int64_t i0 = 0; i0 < extent[0]; ++i0) {
-    for (int64_t i1 = 0; i1 < extent[1]; ++i1) {
-      for (int64_t i2 = 0; i2 < extent[2]; ++i2) {
-        const unsigned char* row = src + static_cast<size_t>(i0 * s[0] + i1 * s[1] + i2 * s[2]) * bytes;
-        if (s[3] == unit) {
-          std::memcpy(dst, row, static_cast<size_t>(extent[3]) * unit_bytes);
-          dst += static_cast<size_t>(extent[3]) * unit_bytes;
-        } else {
-          for (int64_t i3 = 0; i3 < extent[3]; ++i3, dst += unit_bytes) {
-            std::memcpy(dst, row + static_cast<size_t>(i3 * s[3]) * bytes, unit_bytes);
-          }
-        }
-      }
-    }
-  }
-  *data = staged->data();
-  return roialign::Status::Ok();
-}
-
 // Names as the C list: each followed by a NUL, then one more NUL.
 roialign_status WriteNames(const std::vector<std::string>& names, char* buffer, size_t size, size_t* needed) {
   size_t bytes = 1;
@@ -350,14 +286,21 @@ roialign_status WriteNames(const std::vector<std::string>& names, char* buffer, 
   return ROIALIGN_OK;
 }
 
-// A multi-level run (measure: a workspace query, which writes nothing): the C structs read and checked, the maps
-// staged where strided, then the run on roialign's heap and pool or all in the caller's workspace.
-roialign::Status MultiLevelCall(const roialign_multi_level_kernel* kernel, const roialign_inputs* inputs,
-                                void* output, const roialign_options* options, size_t* measured) {
-  if (kernel == nullptr) return Null("kernel");
+// One run through either entry point (measure: a workspace query, which writes nothing): the C structs read and
+// checked, strided maps made dense, then the one run path on roialign's heap and pool or all in the caller's
+// workspace. A single-level kernel takes one map and no levels.
+roialign::Status Call(const roialign::internal::Operator& op, const roialign_inputs* inputs, void* output,
+                      const roialign_options* options, size_t* measured) {
   InputsView view;
   roialign::Status s = ReadInputs(inputs, &view);
   if (!s.ok()) return s;
+  const roialign_inputs& c = view.v;
+  if (op.pyramid == nullptr) {
+    if (c.num_maps != 1) {
+      return Invalid("inputs->num_maps is " + std::to_string(c.num_maps) + "; roialign_run takes 1 map");
+    }
+    if (c.levels != nullptr) return Invalid("inputs->levels is for multi-level kernels; it must be NULL here");
+  }
   ThreadPoolView pool;
   Threads threads;
   s = ReadOptions(options, &pool, &threads);
@@ -366,24 +309,23 @@ roialign::Status MultiLevelCall(const roialign_multi_level_kernel* kernel, const
   const bool in_arena = measure || threads.workspace != nullptr;
   roialign::internal::Arena arena(measure ? nullptr : threads.workspace, measure ? 0 : threads.workspace_size);
   std::pmr::memory_resource* const heap = in_arena ? &arena : std::pmr::new_delete_resource();
-  const roialign_inputs& c = view.v;
-  const roialign::Params& p = kernel->kernel.params().params;
   roialign::LevelMap maps[ROIALIGN_MAX_LEVELS];
-  std::pmr::vector<unsigned char> staged[ROIALIGN_MAX_LEVELS] = {
+  std::pmr::vector<unsigned char> dense_copies[ROIALIGN_MAX_LEVELS] = {
       std::pmr::vector<unsigned char>(heap), std::pmr::vector<unsigned char>(heap),
       std::pmr::vector<unsigned char>(heap), std::pmr::vector<unsigned char>(heap),
       std::pmr::vector<unsigned char>(heap), std::pmr::vector<unsigned char>(heap),
       std::pmr::vector<unsigned char>(heap), std::pmr::vector<unsigned char>(heap)};
-  static_assert(ROIALIGN_MAX_LEVELS == 8, "one staging buffer per level");
+  static_assert(ROIALIGN_MAX_LEVELS == 8, "one dense copy per level");
   for (int32_t l = 0; l < c.num_maps; ++l) {
     const void* data = nullptr;
     char what[32];
     std::snprintf(what, sizeof(what), "inputs->maps[%d]", static_cast<int>(l));
-    s = DenseData(c.maps[l], c.batch, c.channels, p.layout, p.dtype, what, &staged[l], !measure, &data);
+    s = roialign::internal::DenseMapData(c.maps[l], c.batch, c.channels, op.params.layout, op.params.dtype, what,
+                                         &dense_copies[l], !measure, &data);
     if (!s.ok()) return s;
     maps[l] = {data, c.maps[l].height, c.maps[l].width};
   }
-  roialign::MultiLevelInputs in;
+  roialign::internal::CallInputs in;
   in.maps = maps;
   in.num_maps = c.num_maps;
   in.batch = c.batch;
@@ -392,57 +334,23 @@ roialign::Status MultiLevelCall(const roialign_multi_level_kernel* kernel, const
   in.batch_indices = c.batch_indices;
   in.levels = c.levels;
   in.num_rois = c.num_rois;
-  if (in_arena) {
-    s = roialign::internal::RunMultiLevelInArena(kernel->kernel, in, output, threads.num_threads, threads.pool, arena,
-                                                 measure);
-    if (measure && s.ok()) *measured = arena.needed();
-    return s;
-  }
-  return threads.pool != nullptr ? kernel->kernel.Run(in, output, *threads.pool)
-                                 : kernel->kernel.Run(in, output, threads.num_threads);
+  const roialign::internal::Threading threading = {threads.pool != nullptr ? 0 : threads.num_threads, threads.pool};
+  s = roialign::internal::StatusOrOutOfMemory(
+      [&] { return roialign::internal::RunCall(op, in, output, threading, in_arena ? &arena : nullptr, measure); });
+  if (measure && s.ok()) *measured = arena.needed();
+  return s;
 }
 
-// The same for a single-level run.
 roialign::Status Call(const roialign_kernel* kernel, const roialign_inputs* inputs, void* output,
                       const roialign_options* options, size_t* measured) {
   if (kernel == nullptr) return Null("kernel");
-  InputsView view;
-  roialign::Status s = ReadInputs(inputs, &view);
-  if (!s.ok()) return s;
-  const roialign_inputs& c = view.v;
-  if (c.num_maps != 1) {
-    return Invalid("inputs->num_maps is " + std::to_string(c.num_maps) + "; roialign_run takes 1 map");
-  }
-  if (c.levels != nullptr) return Invalid("inputs->levels is for multi-level kernels; it must be NULL here");
-  ThreadPoolView pool;
-  Threads threads;
-  s = ReadOptions(options, &pool, &threads);
-  if (!s.ok()) return s;
-  const bool measure = measured != nullptr;
-  const bool in_arena = measure || threads.workspace != nullptr;
-  roialign::internal::Arena arena(measure ? nullptr : threads.workspace, measure ? 0 : threads.workspace_size);
-  std::pmr::vector<unsigned char> staged(in_arena ? static_cast<std::pmr::memory_resource*>(&arena)
-                                                  : std::pmr::new_delete_resource());
-  const void* data = nullptr;
-  const roialign::Params& p = kernel->kernel.params();
-  s = DenseData(c.maps[0], c.batch, c.channels, p.layout, p.dtype, "inputs->maps[0]", &staged, !measure, &data);
-  if (!s.ok()) return s;
-  roialign::Inputs in;
-  in.input = data;
-  in.batch = c.batch;
-  in.channels = c.channels;
-  in.height = c.maps[0].height;
-  in.width = c.maps[0].width;
-  in.rois = c.rois;
-  in.batch_indices = c.batch_indices;
-  in.num_rois = c.num_rois;
-  if (in_arena) {
-    s = roialign::internal::RunInArena(kernel->kernel, in, output, threads.num_threads, threads.pool, arena, measure);
-    if (measure && s.ok()) *measured = arena.needed();
-    return s;
-  }
-  return threads.pool != nullptr ? kernel->kernel.Run(in, output, *threads.pool)
-                                 : kernel->kernel.Run(in, output, threads.num_threads);
+  return Call(roialign::internal::OperatorOf(kernel->kernel), inputs, output, options, measured);
+}
+
+roialign::Status Call(const roialign_multi_level_kernel* kernel, const roialign_inputs* inputs, void* output,
+                      const roialign_options* options, size_t* measured) {
+  if (kernel == nullptr) return Null("kernel");
+  return Call(roialign::internal::OperatorOf(kernel->kernel), inputs, output, options, measured);
 }
 
 // A query's stand-in for the output, which it never writes (the run's validation wants one where the output
@@ -506,7 +414,7 @@ const char* roialign_multi_level_kernel_name(const roialign_multi_level_kernel* 
 
 roialign_status roialign_multi_level_run(const roialign_multi_level_kernel* kernel, const roialign_inputs* inputs,
                                          void* output, const roialign_options* options) {
-  return Guard([&] { return MultiLevelCall(kernel, inputs, output, options, nullptr); });
+  return Guard([&] { return Call(kernel, inputs, output, options, nullptr); });
 }
 
 roialign_status roialign_multi_level_workspace_size(const roialign_multi_level_kernel* kernel,
@@ -514,7 +422,7 @@ roialign_status roialign_multi_level_workspace_size(const roialign_multi_level_k
                                                     size_t* bytes) {
   return Guard([&]() -> roialign::Status {
     if (bytes == nullptr) return Null("bytes");
-    return MultiLevelCall(kernel, inputs, &g_no_output, options, bytes);
+    return Call(kernel, inputs, &g_no_output, options, bytes);
   });
 }
 
@@ -715,6 +623,15 @@ const char* roialign_enum_name(roialign_enum_kind kind, int32_t value) {
 
 int32_t roialign_enum_parse(roialign_enum_kind kind, const char* name) {
   return ForKind<int32_t>(RawEnum(kind), -1, [&](auto e) { return ParseIn<decltype(e)>(name); });
+}
+
+int32_t roialign_layout_channel_block(roialign_layout layout) {
+  const int value = RawEnum(layout);
+  const auto& blocks = roialign::internal::EnumTraits<roialign::Layout>::kChannelBlock;
+  if (value < 0 || static_cast<size_t>(value) >= blocks.size()) return -1;
+  return roialign::internal::IsBlocked(static_cast<roialign::Layout>(value))
+             ? static_cast<int32_t>(blocks[static_cast<size_t>(value)])
+             : 0;
 }
 
 }  // extern "C"

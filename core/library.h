@@ -99,7 +99,6 @@ using ThreadPool = roialign_threadpool;
 
 namespace internal {
 struct SelectedKernel;
-class Arena;  // execution/arena.h
 }
 
 // A selected implementation: immutable, cheap to copy, safe to run from many threads at once.
@@ -193,16 +192,6 @@ class MultiLevelKernel {
   MultiLevelParams params_;
 };
 
-namespace internal {
-// A run whose every byte (plan, working memory) comes from `arena` (execution/arena.h), the caller's workspace
-// (roialign_options.workspace), instead of the kernel's pool; with measure_only it validates and plans but stops
-// before the first write, leaving in the arena the count of the bytes a run needs (roialign_workspace_size).
-// INVALID_ARGUMENT, naming the bytes needed, when a run's arena is too small.
-Status RunInArena(const Kernel& kernel, const Inputs& inputs, void* output, int32_t num_threads,
-                  const ThreadPool* pool, Arena& arena, bool measure_only);
-Status RunMultiLevelInArena(const MultiLevelKernel& kernel, const MultiLevelInputs& inputs, void* output,
-                            int32_t num_threads, const ThreadPool* pool, Arena& arena, bool measure_only);
-}  // namespace internal
 
 // A MultiLevelKernel or the Status explaining why there is none.
 struct MultiLevelSelectResult {

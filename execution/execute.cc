@@ -18,11 +18,11 @@ void ReserveWorkingMemory(const Problem& problem, const Plan& plan, WorkingMemor
   const size_t threads = static_cast<size_t>(plan.threads);
   memory.per_thread.reserve(threads);
   while (memory.per_thread.size() < threads) memory.per_thread.emplace_back(memory.resource);
-  const bool tiles = plan.access == PixelAccess::kStaged;
+  const bool tiles = plan.access == PixelAccess::kCopied;
   const size_t staged_bytes = static_cast<size_t>(plan.staged_channels * problem.params.pooled_height *
                                                   problem.params.pooled_width * BytesOf(problem.params.dtype));
   for (size_t t = 0; t < threads; ++t) memory.per_thread[t].Prepare(problem, tiles, staged_bytes);
-  memory.band_rows.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
+  memory.band_pixels.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
   if (!plan.partial_in_output) {
     memory.partial.Reserve(static_cast<size_t>(OutputElements(problem)));
   }
@@ -34,7 +34,7 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
   const int64_t element_bytes = BytesOf(problem.params.dtype);
   const KernelFns& f = fns[static_cast<size_t>(problem.params.dtype)];
   assert(memory.per_thread.size() >= static_cast<size_t>(plan.threads));
-  assert(memory.band_rows.size() >= static_cast<size_t>(plan.transform_elements * element_bytes));
+  assert(memory.band_pixels.size() >= static_cast<size_t>(plan.transform_elements * element_bytes));
   PassContext ctx = {&problem, &plan, nullptr, &f, &fns[static_cast<size_t>(DType::kF32)],
                      static_cast<float*>(problem.output), nullptr};
   if (!plan.partial_in_output) {
@@ -49,8 +49,8 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
       const int64_t pixels = (pass.rows_end - pass.rows_begin) * W;
       const unsigned char* planes = static_cast<const unsigned char*>(problem.input) +
                                     (pass.image * C * H + pass.rows_begin) * W * element_bytes;
-      TransposeMatrix(f.transpose, planes, H * W, C, pixels, memory.band_rows.data(), C, plan.threads, threading);
-      ctx.band = memory.band_rows.data();
+      TransposeMatrix(f.transpose, planes, H * W, C, pixels, memory.band_pixels.data(), C, plan.threads, threading);
+      ctx.band = memory.band_pixels.data();
     }
     const std::pmr::vector<int64_t>& rois = pass.rois;
     const int64_t n = static_cast<int64_t>(rois.size());

@@ -10,6 +10,7 @@
 #include "execution/roi_order.h"
 #include "kernels/roi_geometry.h"
 #include "execution/row_bands.h"
+#include "execution/tile_plan.h"
 
 namespace roialign {
 namespace internal {
@@ -24,7 +25,7 @@ namespace {
 constexpr double kBandTransformFootprint = 0.25;
 constexpr double kMaxBandBufferBytes = 64.0 * 1024 * 1024;
 bool UseBandTransform(PixelAccess access, const Problem& p, int64_t band_rows) {
-  if (access != PixelAccess::kStaged) return false;
+  if (access != PixelAccess::kCopied) return false;
   const double pixels = static_cast<double>(p.batch) * static_cast<double>(p.height * p.width);
   const double rows = static_cast<double>(std::min(p.height, band_rows + 1));
   return p.footprint_pixels >= kBandTransformFootprint * pixels &&
@@ -54,14 +55,14 @@ int64_t StagedChannels(const Problem& p) {
   return std::min(kBlockedGroupChannels, kStagedOutputBytes / block_bytes * block);
 }
 
-// Channels per task. Staged per-RoI tiles: a fixed block of 64 channels for all RoIs before the next block, so
+// Channels per task. Per-RoI tiles of planar maps: a fixed block of 64 channels for all RoIs before the next block, so
 // the block's planes stay in the last-level cache while every RoI reads them (and one 8-vector AVG pass on AVX2).
 // Channels-last reads take each tap pixel's channels contiguously, which the prefetchers stream; they keep whole
 // pixels per task and split channels (in multiples of 64, a multiple of every vector width) only as far as needed
 // for about 4 tasks per thread.
 constexpr int64_t kTileChannelBlock = 64;
 int64_t ChannelsPerTask(PixelAccess access, const Problem& p, bool channels_last, const Threading& threading) {
-  if (!channels_last && access == PixelAccess::kStaged) return kTileChannelBlock;
+  if (!channels_last && access == PixelAccess::kCopied) return kTileChannelBlock;
   const int64_t K = RunCount(p), C = p.channels;
   const int64_t max_blocks = (C + 63) / 64;
   const int max_threads = ResolveThreadCount(threading, K * max_blocks);
@@ -80,11 +81,42 @@ void PlanTasks(const Problem& p, PixelAccess access, const Threading& threading,
   const double output_bytes = static_cast<double>(RunCount(p)) *
                               static_cast<double>(p.params.pooled_height * p.params.pooled_width * C) *
                               static_cast<double>(BytesOf(p.params.dtype));
-  // In-place maps stream finished bins, staged ones the planes of RoIs finished in a band pass.
+  // In-place maps stream finished bins, planar ones the planes of RoIs finished in a band pass.
   const bool large = output_bytes > kStreamOutputBytes;
   plan->stream_output = (in_place || banded) && large && BlocksFillLines(p);
   plan->staged_channels = in_place && large && !BlocksFillLines(p) ? StagedChannels(p) : 0;
+  plan->group_channels = in_place && IsBlocked(p.params.layout) ? kBlockedGroupChannels : 0;
   plan->partial_in_output = p.params.dtype == DType::kF32;
+}
+
+// Bytes of tap pixels one microkernel call over a bin's samples may touch before the bin is split into sample-row
+// chunks. The microkernel makes one pass per 8 (AVG) or 4 (MAX) vectors of channels; when a large adaptive bin's
+// footprint exceeds L2, every pass would refetch it from L3. Chunks keep it in L2 across passes.
+constexpr int64_t kBinFootprintBytes = 256 * 1024;
+
+// In-place maps, once bands are known: each computed RoI's sample rows per microkernel call and, for blocked outputs
+// that stage (Plan::staged_channels), whether it does: the RoIs one pass finishes, whose planes then hold their
+// final values.
+void PlanInPlaceRois(const Problem& p, Plan* plan) {
+  if (plan->access != PixelAccess::kInPlace) return;
+  const int64_t pixel_bytes = p.channels * BytesOf(p.params.dtype);
+  const bool staged = plan->staged_channels > 0, banded = plan->band_rows > 0;
+  int64_t grid_w = -1;  // RoIs mostly share their grid width (always, with a fixed sampling ratio)
+  int32_t chunk_rows = 0;
+  for (int64_t j = 0; j < RunCount(p); ++j) {
+    RoiSampling& roi = plan->geometry.rois[static_cast<size_t>(RunRoi(p, j))];
+    if (roi.gx.grid != grid_w) {
+      // Each sample reads 4 pixels. Sized from all the pixel's channels, not from a task's (nor from a block's), so
+      // that chunking (which changes AVG's rounding) never depends on how threads split the channels, and a
+      // blocked map gives NHWC's bits. At most the largest grid: a bin has no more rows.
+      grid_w = roi.gx.grid;
+      const int64_t sample_row_bytes = std::max<int64_t>(1, grid_w * 4 * pixel_bytes);
+      chunk_rows = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(1, kBinFootprintBytes / sample_row_bytes),
+                                                          ROIALIGN_MAX_SAMPLING_GRID));
+    }
+    roi.chunk_rows = chunk_rows;
+    roi.stage_output = staged && (!banded || !roi.split || roi.first_band == roi.last_band);
+  }
 }
 
 // Each computed RoI's taps, and for AVG, when the microkernel reads the map in place or through the band
@@ -140,14 +172,16 @@ Plan DirectPlan(const Problem& p, PixelAccess access, const Threading& threading
   PlanTasks(p, access, threading, false, &plan);
   PlannedPass pass(memory);
   pass.rois = LocalityOrder(p, memory);
+  if (access == PixelAccess::kCopied) PlanTiles(p, pass.rois, &plan);
   plan.passes.reserve(1);
   plan.passes.push_back(std::move(pass));
+  PlanInPlaceRois(p, &plan);
   return plan;
 }
 
 Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows,
               std::pmr::memory_resource* memory) {
-  const bool transform = access == PixelAccess::kStaged;
+  const bool transform = access == PixelAccess::kCopied;
   Plan plan(memory);
   BuildGeometry(p, access, transform, &plan.geometry);
   PlanTasks(p, access, threading, true, &plan);
@@ -163,7 +197,7 @@ Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, 
   }
   const std::pmr::vector<int64_t> order = LocalityOrder(p, memory);
   // In-place maps are read band by band, all images at once (RoIs that cannot be split run whole in band 0);
-  // staged ones from each image's band made channels-last, and the RoIs that cannot be split run afterwards on
+  // planar ones from each image's band made channels-last, and the RoIs that cannot be split run afterwards on
   // per-RoI tiles.
   const int64_t images = transform ? p.batch : 1;
   auto in_pass = [&](const RoiSampling& s, int64_t image, int64_t band) {
@@ -211,8 +245,12 @@ Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, 
     for (int64_t k : order) {
       if (!rois[static_cast<size_t>(k)].split) tiles.rois.push_back(k);
     }
-    if (!tiles.rois.empty()) plan.passes.push_back(std::move(tiles));
+    if (!tiles.rois.empty()) {
+      PlanTiles(p, tiles.rois, &plan);
+      plan.passes.push_back(std::move(tiles));
+    }
   }
+  PlanInPlaceRois(p, &plan);
   return plan;
 }
 
@@ -220,7 +258,7 @@ Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, 
 
 PixelAccess AccessOf(const KernelFns& fns, Layout layout) {
   if (fns.whole_rois != nullptr) return PixelAccess::kWholeRois;
-  return EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)] == 1 ? PixelAccess::kStaged
+  return EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)] == 1 ? PixelAccess::kCopied
                                                                              : PixelAccess::kInPlace;
 }
 

@@ -1,7 +1,7 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
 // The execution plan of one call: a plain function of the validated problem, how the implementation reaches the
-// pixels, and the threads it may use. It owns every decision: the per-call geometry, bands, staging, chunks and
+// pixels, and the threads it may use. It owns every decision: the per-call geometry, bands, copies, chunks and
 // channel blocks. Run executes exactly this plan; tests build plans directly (with forced bands) and execute them
 // to cover every path whatever the heuristics decide.
 #ifndef ROIALIGN_EXECUTION_PLAN_H_
@@ -25,7 +25,7 @@ namespace internal {
 enum class PixelAccess {
   kWholeRois,  // the scalar reference: whole bins straight from the map
   kInPlace,    // the microkernel on the map itself, whose channels are contiguous
-  kStaged,     // planar maps: the planner stages pixels channels-last (per-RoI tiles or a band of map rows)
+  kCopied,     // planar maps: the planner copies pixels channels-last (per-RoI tiles or a band of map rows)
 };
 PixelAccess AccessOf(const KernelFns& fns, Layout layout);
 
@@ -43,18 +43,46 @@ struct RoiSampling {
   // With bands: whether its sample rows split by band (row_bands.h), and the bands they meet; else it runs whole
   // in band 0.
   bool split = false;
+  // In-place maps: with stage_output each channel group is pooled into scratch and streamed out
+  // (Plan::staged_channels); each microkernel call takes at most chunk_rows sample rows of a bin (a large adaptive
+  // bin in pieces whose pixels stay in L2).
+  bool stage_output = false;
+  int32_t chunk_rows = 0;
   int64_t first_band = 0, last_band = 0;
 };
 
+// Planar maps on per-RoI tiles (tile_plan.h): a rectangle of a RoI's bins, [ph0, ph1) x [pw0, pw1), whose tap
+// pixels one channels-last tile holds. The tile takes kTilePixels * lanes / footprint channels, in whole vectors
+// (footprint 0: one vector), and its sample rows go chunk_rows at a time. Its distinct tap columns are
+// CallGeometry::tile_pixels[cols, cols + nx); its bins' x taps, as positions among them, are
+// tile_taps[x_taps + (pw - pw0) * grid_w + ix]. Each chunk of rows has its own distinct tap rows
+// (tile_chunks[chunks + j]), and its sample rows' y taps are tile_taps[y_taps + (ph - ph0) * grid_h + iy].
+struct TileRect {
+  int64_t ph0 = 0, ph1 = 0, pw0 = 0, pw1 = 0, chunk_rows = 0, footprint = 0;
+  int64_t cols = 0, nx = 0, x_taps = 0, y_taps = 0, chunks = 0;
+};
+// One chunk of a rectangle's sample rows: its distinct tap rows, tile_pixels[rows, rows + ny).
+struct TileChunk {
+  int64_t rows = 0, ny = 0;
+};
+
 // Every computed RoI's taps, indexed by RoI index, and AVG's merged taps with the strides of the channels-last
-// pixels the microkernel will read (the map's own, or a staged band's).
+// pixels the microkernel will read (the map's own, or a copied band's); RoIs on per-RoI tiles, their rectangles
+// (roi_rects, by RoI index, runs of tile_rects).
 // Arrays from the plan's memory resource (the heap, or a workspace run's arena).
 struct CallGeometry {
-  explicit CallGeometry(std::pmr::memory_resource* r) : rois(r), y(r), x(r), runs(r), merged(r) {}
+  explicit CallGeometry(std::pmr::memory_resource* r)
+      : rois(r), y(r), x(r), runs(r), merged(r), roi_rects(r), tile_rects(r), tile_chunks(r), tile_pixels(r),
+        tile_taps(r) {}
   std::pmr::vector<RoiSampling> rois;
   std::pmr::vector<AxisTap> y, x;
   std::pmr::vector<TapRun> runs;
   std::pmr::vector<MergedTap> merged;
+  std::pmr::vector<TapRun> roi_rects;
+  std::pmr::vector<TileRect> tile_rects;
+  std::pmr::vector<TileChunk> tile_chunks;
+  std::pmr::vector<int64_t> tile_pixels;
+  std::pmr::vector<AxisTap> tile_taps;
 };
 
 // One pass over a subset of the RoIs: all their bins, or the sample rows of one band of map rows.
@@ -84,20 +112,23 @@ struct Plan {
   // Blocked outputs whose blocks are narrower than a cache line: channels per group that a RoI finished in one pass
   // pools into scratch laid out like its output, then streams out in whole lines (0: bins written in place).
   int64_t staged_channels = 0;
+  // In-place blocked maps: channels per group of all a RoI's bins (kBlockedGroupChannels; staged RoIs:
+  // staged_channels); 0: a task's channels in one group.
+  int64_t group_channels = 0;
   // Bins keep partial state in the output itself (it is f32); otherwise in f32 working memory.
   bool partial_in_output = true;
   int64_t transform_elements = 0;  // size of the channels-last band buffer
 };
 
 // The plan Run executes: RoIs in locality order; row bands when the RoIs share pixels of a map larger than a
-// band; the band transform for staged maps when the RoIs' footprint reaches a quarter of the map; channel
+// band; the band transform for planar maps when the RoIs' footprint reaches a quarter of the map; channel
 // blocks; streaming stores for outputs larger than the last-level cache. Every array comes from `memory`, sized
 // exactly before it is filled (a workspace holds no slack for growth). Throws std::bad_alloc.
 Plan MakePlan(const Problem& problem, PixelAccess access, const Threading& threading,
               std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 // The plan with bands of `band_rows` map rows, whatever the heuristics say: in-place maps are read band by band,
-// staged ones through the band transform (RoIs that cannot be split by band run on tiles after the bands). For
+// planar ones through the band transform (RoIs that cannot be split by band run on tiles after the bands). For
 // tests and for MakePlan. Throws std::bad_alloc.
 Plan MakeBandPlan(const Problem& problem, PixelAccess access, const Threading& threading,
                   int64_t band_rows, std::pmr::memory_resource* memory = std::pmr::get_default_resource());

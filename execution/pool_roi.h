@@ -1,7 +1,8 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// One task of a planned pass: a RoI's run of channels, from the map in place, from per-RoI channels-last tiles,
-// or from the pass's channels-last band, through the target's microkernel. Plain C++: every SIMD step is a call
+// One task of a planned pass: a RoI's run of channels through one of three drivers, each in a file of its own:
+// the map in place (pool_in_place.cc), per-RoI channels-last tiles of a planar map (pool_tiles.cc), or the pass's
+// channels-last band of a planar map (pool_band.cc). Drivers execute the plan; plain C++, every SIMD step a call
 // into the kernel's functions.
 #ifndef ROIALIGN_EXECUTION_POOL_ROI_H_
 #define ROIALIGN_EXECUTION_POOL_ROI_H_
@@ -30,6 +31,25 @@ struct PassContext {
 // Output channels [c_begin, c_end) of RoI k for the pass; called concurrently on disjoint ranges, each caller with
 // its own scratch.
 void PoolRoi(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
+
+// The drivers PoolRoi picks from. The map in place:
+void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
+// One RoI's run of channels [c_begin, c_end) on a planar map, and the sizes every step below reads.
+struct PlanarTask {
+  const PassContext& ctx;
+  const Problem& p;
+  Scratch& s;
+  const RoiSampling& roi;
+  const AxisTap *ty, *tx;  // the call's taps of the RoI
+  int64_t k, c_begin, c_end, n, lanes, PH, PW, gh, gw, bytes;
+  MapStrides map, out;
+};
+// Planar maps: per-RoI tiles (a pass without a band), or the pass's band.
+void PoolTiles(const PlanarTask& task);
+void PoolFromBand(const PlanarTask& task);
+
+// Writes 0 to lanes [used, block) of each of the `bins` pixels of a last channel block.
+void ZeroPadding(unsigned char* block_plane, int64_t bins, int64_t used, int64_t block, int64_t bytes);
 
 // Blocked layouts: writes 0 to the padded lanes of RoI k's last channel block (C not a multiple of the block), as
 // oneDNN does, so that a consumer may read whole blocks.

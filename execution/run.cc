@@ -1,27 +1,32 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Kernel::Run: data validation, then the plan, executed with the kernel selection resolved.
-#include <memory>
+// The run path: every level's shape and every RoI on its level validated first, then (multi-level) the RoIs grouped
+// by level with a counting sort and each level's group planned on that level's map. Kernels write each RoI's output
+// in its own slot, so results are in input order with no scatter and no extra pass.
+#include "execution/run.h"
+
+#include <array>
+#include <cstring>
 #include <memory_resource>
 #include <new>
+#include <optional>
 #include <string>
-#include <utility>
+#include <type_traits>
 
+#include "core/enums.h"
 #include "core/messages.h"
-#include "execution/arena.h"
 #include "execution/execute.h"
-#include "execution/parallel.h"
 #include "execution/plan.h"
-#include "execution/selected_kernel.h"
+#include "execution/pyramid_levels.h"
 #include "execution/validate_data.h"
-#include "core/library.h"
 
 namespace roialign {
+namespace internal {
 namespace {
 
 // The call as a registered implementation receives it (C types; data already validated).
-Status RunCustom(const internal::SelectedKernel& selected, const Params& params, const Inputs& inputs, void* output,
-                 const internal::Threading& threading) {
+Status RunCustom(const SelectedKernel& selected, const Params& params, const Inputs& inputs, void* output,
+                 const Threading& threading) {
   roialign_params p;
   roialign_params_init(&p);
   p.pooled_height = params.pooled_height;
@@ -49,7 +54,166 @@ Status RunCustom(const internal::SelectedKernel& selected, const Params& params,
   return selected.custom(rp);
 }
 
+// The level attributes a multi-level call's data must agree with: the map count and the given levels.
+Status CheckPyramidInputs(const MultiLevelParams& mp, const CallInputs& in) {
+  const size_t L = mp.scales.size();
+  if (in.num_maps != static_cast<int32_t>(L)) {
+    return Invalid("got " + std::to_string(in.num_maps) + " maps; the kernel has " + std::to_string(L) + " levels");
+  }
+  if (in.maps == nullptr) return Invalid("maps is null");
+  if (mp.level_rule == LevelRule::kGiven && in.num_rois > 0 && in.levels == nullptr) {
+    return Invalid("level rule GIVEN needs levels (one int32 per RoI), but levels is null");
+  }
+  if (mp.level_rule != LevelRule::kGiven && in.levels != nullptr) {
+    return Invalid(std::string("levels are given, but the level rule is ") + ToString(mp.level_rule) +
+                   " (levels are read with the rule GIVEN only)");
+  }
+  return Status::Ok();
+}
+
+// The RoIs' levels (kNotPooled for those no level pools), or why the call is invalid.
+Status AssignLevels(const MultiLevelParams& mp, const CallInputs& in, std::pmr::vector<int32_t>* levels) {
+  const int64_t K = in.num_rois;
+  const int32_t L = static_cast<int32_t>(mp.scales.size());
+  levels->resize(static_cast<size_t>(K));
+  if (mp.level_rule == LevelRule::kGiven) {
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t l = in.levels[k];
+      if (l < 0 || l >= L) {
+        return Invalid("roi " + std::to_string(k) + ": level " + std::to_string(l) + " is outside [0, " +
+                       std::to_string(L) + ")");
+      }
+      (*levels)[static_cast<size_t>(k)] = l;
+    }
+    return Status::Ok();
+  }
+  const int32_t k_min = mp.level_rule == LevelRule::kScale ? FinestLevel(mp) : 0;
+  for (int64_t k = 0; k < K; ++k) {
+    // The box only: the batch index is not validated yet (CheckRoi comes after), and converting a NaN one to an
+    // integer would be undefined.
+    const float* box = in.rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);
+    (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, box[0], box[1], box[2], box[3]);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status RunCall(const Operator& op, const CallInputs& in, void* output, const Threading& threading, Arena* arena,
+               bool measure_only) {
+  Status s = ValidateThreading(threading);
+  if (!s.ok()) return s;
+  const SelectedKernel* const selected = op.selected;
+  const MultiLevelParams* const pyramid = op.pyramid;
+  if (selected == nullptr) {
+    return Invalid(pyramid != nullptr ? "multi-level kernel is empty (not obtained from a successful SelectMultiLevel)"
+                                      : "kernel is empty (not obtained from a successful Select)");
+  }
+  if (pyramid != nullptr) {
+    s = CheckPyramidInputs(*pyramid, in);
+    if (!s.ok()) return s;
+  }
+  std::pmr::memory_resource* const heap = arena != nullptr ? arena : std::pmr::new_delete_resource();
+  const size_t L = static_cast<size_t>(in.num_maps);
+  const int64_t K = in.num_rois;
+
+  // Each level's attributes and call, and its shape checked.
+  std::array<Params, ROIALIGN_MAX_LEVELS> params;
+  std::array<Inputs, ROIALIGN_MAX_LEVELS> inputs;
+  for (size_t l = 0; l < L; ++l) {
+    params[l] = op.params;
+    if (pyramid != nullptr) params[l].spatial_scale = pyramid->scales[l];
+    inputs[l] = {in.maps[l].input, in.batch, in.channels, in.maps[l].height, in.maps[l].width, in.rois,
+                 in.batch_indices, K};
+    s = CheckShape(params[l], inputs[l], output);
+    if (!s.ok()) return pyramid != nullptr ? Invalid("level " + std::to_string(l) + ": " + s.message()) : s;
+  }
+
+  // A single-level call pools every RoI from its one map; a multi-level one from the map its rule picks.
+  std::pmr::vector<int32_t> levels(heap);
+  if (pyramid != nullptr) {
+    s = AssignLevels(*pyramid, in, &levels);
+    if (!s.ok()) return s;
+  }
+  // Every RoI checked on its own level's map and scale; one not pooled only for its batch index and coordinates.
+  std::array<RoiTotals, ROIALIGN_MAX_LEVELS> totals{};
+  std::array<int64_t, ROIALIGN_MAX_LEVELS + 1> counts{};  // counts[L]: RoIs not pooled
+  std::pmr::vector<RoiAxes> axes(static_cast<size_t>(K), heap);  // each RoI's geometry on its own level
+  int64_t work = 0;
+  for (int64_t k = 0; k < K && pyramid == nullptr; ++k) {  // one level: no per-RoI level to look up
+    s = CheckRoi(params[0], inputs[0], k, &totals[0], &work, &axes[static_cast<size_t>(k)]);
+    if (!s.ok()) return s;
+    ++counts[0];
+  }
+  for (int64_t k = 0; k < K && pyramid != nullptr; ++k) {
+    const int32_t l = levels[static_cast<size_t>(k)];
+    if (l == kNotPooled) {
+      RoiTotals unused;
+      int64_t no_work = 0;
+      s = CheckRoi(params[0], inputs[0], k, &unused, &no_work, &axes[static_cast<size_t>(k)]);
+      ++counts[L];
+    } else {
+      s = CheckRoi(params[static_cast<size_t>(l)], inputs[static_cast<size_t>(l)], k, &totals[static_cast<size_t>(l)],
+                   &work, &axes[static_cast<size_t>(k)]);
+      ++counts[static_cast<size_t>(l)];
+    }
+    if (!s.ok()) return s;
+  }
+  const char* const size_function =
+      pyramid != nullptr ? "roialign_multi_level_workspace_size" : "roialign_workspace_size";
+  if (K == 0 || in.channels == 0 || selected->custom) {
+    if (arena != nullptr && !measure_only && !arena->fits()) return WorkspaceTooSmall(*arena, size_function);
+    if (measure_only || K == 0 || in.channels == 0) return Status::Ok();  // nothing to write
+    return RunCustom(*selected, params[0], inputs[0], output, threading);
+  }
+
+  try {
+    // Multi-level: RoI indices grouped by level, in input order within a level (the planner orders them for
+    // locality). A single-level call computes all RoIs, with no subset.
+    std::array<int64_t, ROIALIGN_MAX_LEVELS + 1> begin{};
+    std::pmr::vector<int64_t> order(heap);
+    if (pyramid != nullptr) {
+      for (size_t l = 1; l <= L; ++l) begin[l] = begin[l - 1] + counts[l - 1];
+      std::array<int64_t, ROIALIGN_MAX_LEVELS + 1> next = begin;
+      order.resize(static_cast<size_t>(K));
+      for (int64_t k = 0; k < K; ++k) {
+        const int32_t l = levels[static_cast<size_t>(k)];
+        order[static_cast<size_t>(next[l == kNotPooled ? L : static_cast<size_t>(l)]++)] = k;
+      }
+    }
+    std::array<Problem, ROIALIGN_MAX_LEVELS> problems;
+    std::array<std::optional<Plan>, ROIALIGN_MAX_LEVELS> plans;
+    RunMemory memory(selected->memory, arena);
+    for (size_t l = 0; l < L; ++l) {
+      if (counts[l] == 0) continue;
+      FillProblem(params[l], inputs[l], output, totals[l], axes.data(), &problems[l]);
+      if (pyramid != nullptr) {
+        problems[l].roi_subset = order.data() + begin[l];
+        problems[l].subset_size = counts[l];
+      }
+      plans[l].emplace(MakePlan(problems[l], selected->access, threading, heap));
+      ReserveWorkingMemory(problems[l], *plans[l], memory.get());
+    }
+    if (measure_only) return Status::Ok();
+    if (arena != nullptr && !arena->fits()) return WorkspaceTooSmall(*arena, size_function);
+    // Everything is allocated: from here on the output is written, and nothing can fail.
+    const size_t roi_bytes = static_cast<size_t>(StoredChannels(op.params.layout, in.channels) *
+                                                 op.params.pooled_height * op.params.pooled_width *
+                                                 BytesOf(op.params.dtype));
+    for (int64_t i = K - counts[L]; i < K; ++i) {  // zero is +0.0 in every dtype
+      std::memset(static_cast<unsigned char*>(output) + static_cast<size_t>(order[static_cast<size_t>(i)]) * roi_bytes,
+                  0, roi_bytes);
+    }
+    for (size_t l = 0; l < L; ++l) {
+      if (plans[l]) Execute(problems[l], *plans[l], selected->fns, threading, memory.get());
+    }
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory("working memory", selected->name);
+  }
+  return Status::Ok();
+}
+
+}  // namespace internal
 
 const std::string& Kernel::name() const {
   static const std::string kEmpty;
@@ -60,60 +224,50 @@ void Kernel::ReleaseWorkingMemory() const noexcept {
   if (selected_) selected_->memory.Trim();
 }
 
-namespace internal {
+namespace {
 
-// Every Run: validation, then the plan on `threading`, its memory from the kernel's pool or, given an arena,
-// all of it (plan and working memory) from the arena; a measuring arena stops before the first write.
-Status RunOn(const Kernel& kernel, const Inputs& inputs, void* output, const Threading& threading, Arena* arena,
-             bool measure_only) {
-  Status s = ValidateThreading(threading);
-  if (!s.ok()) return s;
-  const SelectedKernel* selected = KernelAccess::Selected(kernel);
-  if (selected == nullptr) {
-    return Status(StatusCode::kInvalidArgument, "kernel is empty (not obtained from a successful Select)");
-  }
-  std::pmr::memory_resource* const heap = arena != nullptr ? arena : std::pmr::new_delete_resource();
-  Problem problem;
-  std::pmr::vector<RoiAxes> axes(heap);
-  s = ValidateData(kernel.params(), inputs, output, &axes, &problem);
-  if (!s.ok()) return s;
-  if (problem.num_rois == 0 || problem.channels == 0 || selected->custom) {
-    if (arena != nullptr && !measure_only && !arena->fits()) {
-      return WorkspaceTooSmall(*arena, "roialign_workspace_size");
+// A single-level call as the run path reads it: one map.
+internal::CallInputs OneMap(const Inputs& in, LevelMap* map) {
+  *map = {in.input, in.height, in.width};
+  internal::CallInputs call;
+  call.maps = map;
+  call.num_maps = 1;
+  call.batch = in.batch;
+  call.channels = in.channels;
+  call.rois = in.rois;
+  call.batch_indices = in.batch_indices;
+  call.num_rois = in.num_rois;
+  return call;
+}
+
+template <typename K, typename I>
+Status RunOnThreads(const K& kernel, const I& inputs, void* output, const internal::Threading& threading) {
+  return internal::StatusOrOutOfMemory([&] {
+    if constexpr (std::is_same_v<I, Inputs>) {
+      LevelMap map;
+      return internal::RunCall(internal::OperatorOf(kernel), OneMap(inputs, &map), output, threading, nullptr, false);
+    } else {
+      return internal::RunCall(internal::OperatorOf(kernel), inputs, output, threading, nullptr, false);
     }
-    if (measure_only || problem.num_rois == 0 || problem.channels == 0) return Status::Ok();  // nothing to write
-    return RunCustom(*selected, kernel.params(), inputs, output, threading);
-  }
-  try {
-    const Plan plan = MakePlan(problem, selected->access, threading, heap);
-    RunMemory memory(selected->memory, arena);
-    ReserveWorkingMemory(problem, plan, memory.get());
-    if (measure_only) return Status::Ok();
-    if (arena != nullptr && !arena->fits()) return WorkspaceTooSmall(*arena, "roialign_workspace_size");
-    // Everything is allocated: from here on the output is written, and nothing can fail.
-    Execute(problem, plan, selected->fns, threading, memory.get());
-  } catch (const std::bad_alloc&) {
-    return OutOfMemory("working memory", selected->name);
-  }
-  return Status::Ok();
+  });
 }
 
-Status RunInArena(const Kernel& kernel, const Inputs& inputs, void* output, int32_t num_threads,
-                  const ThreadPool* pool, Arena& arena, bool measure_only) {
-  return StatusOrOutOfMemory(
-      [&] { return RunOn(kernel, inputs, output, {pool != nullptr ? 0 : num_threads, pool}, &arena, measure_only); });
-}
-
-}  // namespace internal
+}  // namespace
 
 Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
-  return internal::StatusOrOutOfMemory(
-      [&] { return internal::RunOn(*this, inputs, output, {num_threads, nullptr}, nullptr, false); });
+  return RunOnThreads(*this, inputs, output, {num_threads, nullptr});
 }
 
 Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
-  return internal::StatusOrOutOfMemory(
-      [&] { return internal::RunOn(*this, inputs, output, {0, &pool}, nullptr, false); });
+  return RunOnThreads(*this, inputs, output, {0, &pool});
+}
+
+Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads) const {
+  return RunOnThreads(*this, inputs, output, {num_threads, nullptr});
+}
+
+Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
+  return RunOnThreads(*this, inputs, output, {0, &pool});
 }
 
 }  // namespace roialign

@@ -21,7 +21,7 @@ namespace internal {
 Status ValidateData(const Params& params, const Inputs& inputs, void* output, std::pmr::vector<RoiAxes>* axes,
                     Problem* problem);
 
-// The pieces of ValidateData, for calls that check several maps (multi-level RoIAlign).
+// The pieces of ValidateData, which the run path (execution/run.cc) calls map by map and RoI by RoI on its level.
 // Shapes, sizes and pointers of one map's call.
 Status CheckShape(const Params& params, const Inputs& inputs, const void* output);
 // What checked RoIs add up to: the largest sampling grid and the pixels their taps read.

@@ -59,7 +59,7 @@ class GrowingBuffer {
   size_t size_ = 0;
 };
 
-// Pixels in a channels-last tile of a RoI's footprint (staged maps). With one vector of channels per pixel this
+// Pixels in a channels-last tile of a RoI's footprint (planar maps). With one vector of channels per pixel this
 // is 256 KiB on AVX-512 (a quarter of a 1 MiB L2); the buffers are sized for 2048-bit SVE (64 lanes).
 inline constexpr size_t kTilePixels = 4096;
 inline constexpr size_t kTileFloats = kTilePixels * 64;
@@ -67,18 +67,12 @@ inline constexpr size_t kTileFloats = kTilePixels * 64;
 // One thread's buffers.
 struct Scratch {
   explicit Scratch(std::pmr::memory_resource* r)
-      : y_tile_taps(r),
-        x_tile_taps(r),
-        rows(r),
-        cols(r),
-        merged(r),
+      : merged(r),
         band_samples(r),
         bin_taps(r),
         tile(r),
         bins(r),
         staged_output(r) {}
-  std::pmr::vector<AxisTap> y_tile_taps, x_tile_taps;  // a RoI's taps, indices remapped into the tile
-  std::pmr::vector<int64_t> rows, cols;                // distinct tap rows / columns of the tile
   std::pmr::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
   std::pmr::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
   std::pmr::vector<PixelTap> bin_taps;                 // kBinTaps: a piece of one bin's taps for the microkernel
@@ -90,16 +84,10 @@ struct Scratch {
   // Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
   void Prepare(const Problem& problem, bool needs_tile, size_t staged_output_bytes) {
     staged_output.Reserve(staged_output_bytes);
-    const size_t ny = static_cast<size_t>(problem.params.pooled_height * problem.max_grid_h);
-    const size_t nx = static_cast<size_t>(problem.params.pooled_width * problem.max_grid_w);
     bin_taps.resize(static_cast<size_t>(kBinTaps));
     merged.resize(static_cast<size_t>(2 * (problem.max_grid_h + problem.max_grid_w)));
     if (!needs_tile) return;
-    y_tile_taps.resize(ny);
     band_samples.resize(static_cast<size_t>(2 * problem.params.pooled_height));
-    x_tile_taps.resize(nx);
-    rows.resize(2 * ny);
-    cols.resize(2 * nx);
     tile.Reserve(kTileFloats * sizeof(float));
     bins.Reserve(kTileFloats);
   }
@@ -108,10 +96,10 @@ struct Scratch {
 // Every buffer from `resource`: the pool's from the heap, a workspace run's from the caller's arena.
 struct WorkingMemory {
   explicit WorkingMemory(std::pmr::memory_resource* r = VectorAlignedResource::Get())
-      : resource(r), per_thread(r), band_rows(r), partial(r) {}
+      : resource(r), per_thread(r), band_pixels(r), partial(r) {}
   std::pmr::memory_resource* resource;
   std::pmr::vector<Scratch> per_thread;
-  GrowingBuffer<unsigned char> band_rows;  // one band of map rows, channels-last (planar band transform)
+  GrowingBuffer<unsigned char> band_pixels;  // one band of map rows, channels-last (planar band transform)
   GrowingBuffer<float> partial;            // f32 partial state of bins when the output is not f32
 };
 

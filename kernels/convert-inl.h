@@ -147,7 +147,7 @@ HWY_INLINE void StreamNarrow(D d, hn::Vec<D> v, T16* p) {
 }
 
 // A finished pass of paired BF16 channels (the even channels' and the odd channels' f32 values, see
-// kPairedBF16 in roi_align-inl.h) stored in natural order: f32 outputs interleaved; bfloat16 outputs rounded as
+// kPairedBF16 in pool_bin-inl.h) stored in natural order: f32 outputs interleaved; bfloat16 outputs rounded as
 // NarrowBits does, each even channel's pattern into the lower and each odd one's into the upper half of a
 // 32-bit lane, which is their order in memory. `stream`: p is aligned to a whole vector.
 template <class D>

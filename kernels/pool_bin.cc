@@ -1,8 +1,8 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// The SIMD kernel of every layout, compiled once per Highway target: the bin microkernel (roi_align-inl.h) and
+// The SIMD kernel of every layout, compiled once per Highway target: the bin microkernel (pool_bin-inl.h) and
 // the writers the execution layer runs around it (bins to planes, block transposes, streaming copies). It reads
-// whatever channels-last pixels it is given: the map itself, a band or a tile the planner staged.
+// whatever channels-last pixels it is given: the map itself, a band or a tile the planner copied.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/pool_bin.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "kernels/kernel_descriptor.h"
-#include "kernels/roi_align-inl.h"
+#include "kernels/pool_bin-inl.h"
 #include "kernels/transpose-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -22,7 +22,7 @@ namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
 
-// kInPlace: the run may be a blocked map read in place; staged bins (TOut f32 for every dtype) never are.
+// kInPlace: the run may be a blocked map read in place; bins pooled from copies (TOut f32 for every dtype) never are.
 template <typename TIn, typename TOut, bool kInPlace>
 void PoolBinOf(PoolMode mode, const BinTaps& bin, const ChannelRun& run) {
   const TIn* const in = static_cast<const TIn*>(run.in);

@@ -3,7 +3,7 @@
 // Per-target transpose of a strided matrix in register tiles, all made of one 4x4 transpose of 32-bit lanes: f32 in
 // 8x8 tiles of 256-bit registers on x86 AVX2 and up, else 4x4 tiles of 128-bit ones, optionally narrowed to the
 // output's element type as it is stored, and 16-bit elements in 8x8 tiles of 128-bit registers (8x4 and 4x8 where
-// a side is a 4-wide group). Shared by the layout transforms and the staged drivers, which turn channels-last f32
+// a side is a 4-wide group). Shared by the layout transforms and the planar maps' drivers, which turn channels-last f32
 // bins planar. Included once per Highway target (toggle guard).
 #if defined(ROIALIGN_KERNELS_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ROIALIGN_KERNELS_TRANSPOSE_INL_H_

@@ -12,6 +12,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -137,16 +138,9 @@ using RoisArray = nb::ndarray<const float, nb::ndim<2>, nb::device::cpu, nb::c_c
 using BatchIndexArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
 using OutputArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 
-// The channel block b of a blocked layout (NCHW4c, NCHW8c, NCHW16c), 0 for NCHW and NHWC.
+// The channel block b of a blocked layout (NCHW4c, NCHW8c, NCHW16c), 0 for NCHW and NHWC: the library's own fact.
 int64_t BlockOf(roialign::Layout layout) {
-  switch (layout) {
-    case roialign::Layout::kNCHW4c: return 4;
-    case roialign::Layout::kNCHW8c: return 8;
-    case roialign::Layout::kNCHW16c: return 16;
-    case roialign::Layout::kNCHW:
-    case roialign::Layout::kNHWC: break;
-  }
-  return 0;
+  return std::max<int32_t>(0, roialign_layout_channel_block(static_cast<roialign_layout>(layout)));
 }
 
 // ceil(a / b) for a >= 0, b > 0, without overflow for any a.
@@ -423,6 +417,18 @@ NB_MODULE(_roialign, m) {
   m.doc() = "roialign's compiled module; use the package roialign (docs/python.md).";
   m.attr("__version__") = ROIALIGN_VERSION_STRING;
   nb::register_exception_translator(TranslateStatusError);
+
+  // The channel block of each layout, by value (roialign_layout_channel_block): 0 for NCHW and NHWC.
+  m.def(
+      "layout_channel_blocks",
+      [] {
+        std::vector<int32_t> blocks;
+        for (int32_t v = 0; roialign_enum_name(ROIALIGN_ENUM_LAYOUT, v) != nullptr; ++v) {
+          blocks.push_back(roialign_layout_channel_block(static_cast<roialign_layout>(v)));
+        }
+        return blocks;
+      },
+      "The channel block of each layout value (roialign_layout_channel_block): 4, 8, 16, or 0 (not blocked).");
 
   // The library's names of each enum's values, value 0 first (roialign_enum_name); the package derives its own
   // spellings from them.

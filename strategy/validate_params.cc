@@ -63,17 +63,13 @@ Status ValidateMultiLevelParams(const MultiLevelParams& p) {
     case LevelRule::kGiven:
       return Status::Ok();
     case LevelRule::kScale:
-      // The rule yields integer levels k = -log2(scale), mapped to maps by k - k_min: consecutive levels only.
+      // The rule yields integer levels k = -log2(scale), mapped to maps by k - k_min with k_min and k_max of the
+      // first and last scales (torchvision's LevelMapper): any powers of two, repeated ones included.
       for (size_t i = 0; i < L; ++i) {
         int exponent = 0;
         if (std::frexp(p.scales[i], &exponent) != 0.5f) {
           return Invalid("level rule SCALE needs power-of-two scales; level " + std::to_string(i) + " has " +
                          FloatText(p.scales[i]));
-        }
-        if (i > 0 && p.scales[i] != p.scales[i - 1] * 0.5f) {
-          return Invalid("level rule SCALE needs consecutive levels, finest first (each scale half the previous); "
-                         "level " + std::to_string(i) + " has " + FloatText(p.scales[i]) + " after " +
-                         FloatText(p.scales[i - 1]));
         }
       }
       break;

@@ -223,6 +223,14 @@ int main(void) {
     CHECK(roialign_enum_parse(ROIALIGN_ENUM_COORDINATE_MODE, "HALF_PIXEL_CENTERED") ==
           ROIALIGN_COORD_HALF_PIXEL_CENTERED);
     CHECK(roialign_enum_parse(ROIALIGN_ENUM_STATUS, "UNSUPPORTED") == ROIALIGN_UNSUPPORTED);
+    /* Layout facts from the library: the channel block of each layout, -1 past the last. */
+    CHECK(roialign_layout_channel_block(ROIALIGN_LAYOUT_NCHW) == 0);
+    CHECK(roialign_layout_channel_block(ROIALIGN_LAYOUT_NHWC) == 0);
+    CHECK(roialign_layout_channel_block(ROIALIGN_LAYOUT_NCHW4C) == 4);
+    CHECK(roialign_layout_channel_block(ROIALIGN_LAYOUT_NCHW8C) == 8);
+    CHECK(roialign_layout_channel_block(ROIALIGN_LAYOUT_NCHW16C) == 16);
+    CHECK(roialign_layout_channel_block((roialign_layout)5) == -1);
+    CHECK(roialign_layout_channel_block((roialign_layout)-1) == -1);
     CHECK(roialign_enum_parse(ROIALIGN_ENUM_POOL_MODE, "avg") == -1); /* exact spelling only */
     CHECK(roialign_enum_parse(ROIALIGN_ENUM_POOL_MODE, NULL) == -1);
     CHECK(roialign_enum_parse((roialign_enum_kind)-1, "NCHW") == -1);

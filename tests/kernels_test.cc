@@ -261,7 +261,7 @@ TEST_P(KernelTest, NonFinitePixelsPropagateAsInTheReference) {
 TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
   const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
-  if (AccessOf(*impl) != internal::PixelAccess::kStaged) return;  // planar kernels only
+  if (AccessOf(*impl) != internal::PixelAccess::kCopied) return;  // planar kernels only
   ASSERT_NE(impl->builtin[static_cast<size_t>(Dtype())].transpose, nullptr) << "no transposer of the kernel's ISA";
   std::mt19937 rng(23);
   Problem data = RandomProblem(&rng, 2, 19, 70, 90, 6, 1.0f);
@@ -307,7 +307,7 @@ TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
 TEST_P(KernelTest, PlanarBandPathWithMoreBinsThanTheBuffer) {
   const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
-  if (AccessOf(*impl) != internal::PixelAccess::kStaged) return;  // planar kernels only
+  if (AccessOf(*impl) != internal::PixelAccess::kCopied) return;  // planar kernels only
   std::mt19937 rng(31);
   Problem data = RandomProblem(&rng, 1, 64, 20, 24, 2, 1.0f);
   AddRoi(&data, 0, -2.0f, -1.0f, 23.0f, 19.0f);  // every band
@@ -363,7 +363,7 @@ TEST_P(KernelTest, RowBandsThroughRun) {
       EXPECT_GT(plan.num_bands, 1);
       bool transforms = false;
       for (const internal::PlannedPass& pass : plan.passes) transforms |= pass.transform;
-      EXPECT_EQ(transforms, AccessOf(*impl) == internal::PixelAccess::kStaged);
+      EXPECT_EQ(transforms, AccessOf(*impl) == internal::PixelAccess::kCopied);
     }
     Compare(p, params, false, 2, "two row bands");
     params.layout = InfoOf(Name()).layout;

@@ -16,6 +16,7 @@
 // own thread pool (TVMBackendParallelLaunch, with TVM's thread count), found in the process when the function runs.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -218,15 +219,8 @@ void CheckCpuContiguous(const ffi::TensorView& t, const char* what) {
 
 void* DataOf(const ffi::TensorView& t) { return static_cast<char*>(t.data_ptr()) + t.byte_offset(); }
 
-// The channel block of a blocked layout (4, 8, 16), 0 for NCHW and NHWC.
-int64_t BlockOf(roialign_layout layout) {
-  switch (layout) {
-    case ROIALIGN_LAYOUT_NCHW4C: return 4;
-    case ROIALIGN_LAYOUT_NCHW8C: return 8;
-    case ROIALIGN_LAYOUT_NCHW16C: return 16;
-    default: return 0;
-  }
-}
+// The channel block of a blocked layout (4, 8, 16), 0 for NCHW and NHWC: the library's own fact.
+int64_t BlockOf(roialign_layout layout) { return std::max<int32_t>(0, roialign_layout_channel_block(layout)); }
 
 void RoiAlignDps(ffi::TensorView data, ffi::TensorView rois, int64_t pooled_h, int64_t pooled_w,
                  double spatial_scale, int64_t sampling_ratio, ffi::String coordinate_mode, ffi::String pool_mode,

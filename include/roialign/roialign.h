@@ -383,6 +383,11 @@ ROIALIGN_API const char* roialign_enum_name(roialign_enum_kind kind, int32_t val
    unknown, `name` is NULL or no value has that name. */
 ROIALIGN_API int32_t roialign_enum_parse(roialign_enum_kind kind, const char* name);
 
+/* The channel block b of `layout`: 4, 8 or 16 for NCHW4c, NCHW8c and NCHW16c ([N][ceil(C/b)][H][W][b]), 0 for NCHW and
+   NHWC, whose channels are not in blocks; -1 for a value that is no layout. Bindings read it instead of a copy.
+   Since 1.1. */
+ROIALIGN_API int32_t roialign_layout_channel_block(roialign_layout layout);
+
 #ifdef __cplusplus
 }
 #endif

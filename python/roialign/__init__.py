@@ -29,7 +29,6 @@ lanes are never read; the result's are written as 0.
 """
 import functools
 import numbers
-import re
 import sys
 
 import numpy as np
@@ -59,9 +58,9 @@ _DTYPES = _table("dtype")
 _POOL_MODES = _table("pool_mode")
 _COORDINATE_MODES = _table("coordinate_mode")
 _LEVEL_RULES = _table("level_rule")
-# The channel block b of each blocked layout, from the library's names ("NCHW16c": 16): the map is
+# The channel block b of each blocked layout, from the library (roialign_layout_channel_block): the map is
 # [N, ceil(C/b), H, W, b], the result [K, ceil(C/b), PH, PW, b] (docs/semantics.md).
-_BLOCKS = {name: int(m.group(1)) for name in _LAYOUTS for m in [re.fullmatch(r"NCHW(\d+)c", name, re.I)] if m}
+_BLOCKS = {name: b for name, b in zip(_LAYOUTS, _roialign.layout_channel_blocks()) if b > 0}
 
 
 def _names(table):

@@ -2,11 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The bin microkernel, per target: pools one bin over a run of contiguous channels, vectorized over channels.
 // Included once per Highway target (toggle guard) by kernels/pool_bin.cc.
-#if defined(ROIALIGN_KERNELS_ROI_ALIGN_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef ROIALIGN_KERNELS_ROI_ALIGN_INL_H_
-#undef ROIALIGN_KERNELS_ROI_ALIGN_INL_H_
+#if defined(ROIALIGN_KERNELS_POOL_BIN_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ROIALIGN_KERNELS_POOL_BIN_INL_H_
+#undef ROIALIGN_KERNELS_POOL_BIN_INL_H_
 #else
-#define ROIALIGN_KERNELS_ROI_ALIGN_INL_H_
+#define ROIALIGN_KERNELS_POOL_BIN_INL_H_
 #endif
 
 #include <hwy/highway.h>
@@ -467,4 +467,4 @@ HWY_INLINE void PoolBin(D d, PoolMode mode, const TIn* in, const TIn* end, const
 }  // namespace roialign
 HWY_AFTER_NAMESPACE();
 
-#endif  // ROIALIGN_KERNELS_ROI_ALIGN_INL_H_
+#endif  // ROIALIGN_KERNELS_POOL_BIN_INL_H_
