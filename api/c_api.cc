@@ -97,15 +97,18 @@ template <typename Public>
 struct Known {
   Public v;
   ROIALIGN_FUTURE_FIELD
+  static constexpr uint32_t kFlags = 0;  // the flag bits defined for the struct
 };
 template <typename Public>
 struct KnownOnly {  // structs the future build leaves as they are
   Public v;
+  static constexpr uint32_t kFlags = 0;
 };
 
 struct ParamsView : Known<roialign_params> {
   static constexpr const char* kWhat = "params";
   static constexpr size_t kSize10 = ROIALIGN_END_OF(roialign_params, dtype);
+  static constexpr uint32_t kFlags = ROIALIGN_PARAMS_BACKWARD;
   ParamsView() { roialign_params_init(&v); }
 };
 struct InputsView : Known<roialign_inputs> {
@@ -152,7 +155,7 @@ roialign::Status CallerSize(const void* caller, uint32_t* size) {
 }
 
 // Reads the prefix of `caller` its struct_size covers over `view`'s defaults. Bytes past what this library knows
-// must be zero (a newer caller that asks for nothing new); no flag is defined in 1.0.
+// must be zero (a newer caller that asks for nothing new), and flags within the view's kFlags.
 template <typename View>
 roialign::Status Read(const void* caller, View* view) {
   uint32_t size = 0;
@@ -167,9 +170,10 @@ roialign::Status Read(const void* caller, View* view) {
     }
   }
   std::memcpy(static_cast<void*>(view), caller, std::min<size_t>(size, sizeof(View)));
-  if (view->v.flags != 0) {
-    return Unsupported(std::string(View::kWhat) + "->flags is " + std::to_string(view->v.flags) +
-                       "; this roialign defines no flag");
+  if ((view->v.flags & ~View::kFlags) != 0) {
+    return Unsupported(std::string(View::kWhat) + "->flags is " + std::to_string(view->v.flags) + "; this roialign " +
+                       (View::kFlags == 0 ? std::string("defines no flag for it")
+                                          : "defines the bits " + std::to_string(View::kFlags) + " only"));
   }
   return roialign::Status::Ok();
 }
@@ -204,6 +208,7 @@ roialign::Params ToParams(const roialign_params& p) {
   out.pool_mode = static_cast<roialign::PoolMode>(RawEnum(p.pool_mode));
   out.layout = static_cast<roialign::Layout>(RawEnum(p.layout));
   out.dtype = static_cast<roialign::DType>(RawEnum(p.dtype));
+  out.backward = (p.flags & ROIALIGN_PARAMS_BACKWARD) != 0;
   return out;
 }
 
@@ -290,7 +295,8 @@ roialign_status WriteNames(const std::vector<std::string>& names, char* buffer, 
 // checked, strided maps made dense, then the one run path on roialign's heap and pool or all in the caller's
 // workspace. A single-level kernel takes one map and no levels.
 roialign::Status Call(const roialign::internal::Operator& op, const roialign_inputs* inputs, void* output,
-                      const roialign_options* options, size_t* measured) {
+                      const roialign_options* options, size_t* measured,
+                      const roialign::internal::Gradients* gradients = nullptr) {
   InputsView view;
   roialign::Status s = ReadInputs(inputs, &view);
   if (!s.ok()) return s;
@@ -336,21 +342,18 @@ roialign::Status Call(const roialign::internal::Operator& op, const roialign_inp
   in.num_rois = c.num_rois;
   const roialign::internal::Threading threading = {threads.pool != nullptr ? 0 : threads.num_threads, threads.pool};
   s = roialign::internal::StatusOrOutOfMemory(
-      [&] { return roialign::internal::RunCall(op, in, output, threading, in_arena ? &arena : nullptr, measure); });
+      [&] { return roialign::internal::RunCall(op, in, output, threading, in_arena ? &arena : nullptr, measure,
+                                               gradients); });
   if (measure && s.ok()) *measured = arena.needed();
   return s;
 }
 
-roialign::Status Call(const roialign_kernel* kernel, const roialign_inputs* inputs, void* output,
-                      const roialign_options* options, size_t* measured) {
+template <typename CKernel>
+roialign::Status Call(const CKernel* kernel, const roialign_inputs* inputs, void* output,
+                      const roialign_options* options, size_t* measured,
+                      const roialign::internal::Gradients* gradients = nullptr) {
   if (kernel == nullptr) return Null("kernel");
-  return Call(roialign::internal::OperatorOf(kernel->kernel), inputs, output, options, measured);
-}
-
-roialign::Status Call(const roialign_multi_level_kernel* kernel, const roialign_inputs* inputs, void* output,
-                      const roialign_options* options, size_t* measured) {
-  if (kernel == nullptr) return Null("kernel");
-  return Call(roialign::internal::OperatorOf(kernel->kernel), inputs, output, options, measured);
+  return Call(roialign::internal::OperatorOf(kernel->kernel), inputs, output, options, measured, gradients);
 }
 
 // A query's stand-in for the output, which it never writes (the run's validation wants one where the output
@@ -442,6 +445,43 @@ void roialign_multi_level_kernel_trim(roialign_multi_level_kernel* kernel) {
 
 const char* roialign_kernel_name(const roialign_kernel* kernel) {
   return kernel == nullptr ? "" : kernel->kernel.name().c_str();
+}
+
+roialign_status roialign_run_backward(const roialign_kernel* kernel, const roialign_inputs* inputs,
+                                      const void* grad_output, void* grad_input, const roialign_options* options) {
+  void* const grad_inputs[1] = {grad_input};
+  const roialign::internal::Gradients gradients = {grad_output, grad_inputs};
+  return Guard([&] { return Call(kernel, inputs, nullptr, options, nullptr, &gradients); });
+}
+
+roialign_status roialign_backward_workspace_size(const roialign_kernel* kernel, const roialign_inputs* inputs,
+                                                 const roialign_options* options, size_t* bytes) {
+  void* const grad_inputs[1] = {&g_no_output};
+  const roialign::internal::Gradients gradients = {&g_no_output, grad_inputs};
+  return Guard([&]() -> roialign::Status {
+    if (bytes == nullptr) return Null("bytes");
+    return Call(kernel, inputs, nullptr, options, bytes, &gradients);
+  });
+}
+
+roialign_status roialign_multi_level_run_backward(const roialign_multi_level_kernel* kernel,
+                                                  const roialign_inputs* inputs, const void* grad_output,
+                                                  void* const* grad_inputs, const roialign_options* options) {
+  const roialign::internal::Gradients gradients = {grad_output, grad_inputs};
+  return Guard([&] { return Call(kernel, inputs, nullptr, options, nullptr, &gradients); });
+}
+
+roialign_status roialign_multi_level_backward_workspace_size(const roialign_multi_level_kernel* kernel,
+                                                             const roialign_inputs* inputs,
+                                                             const roialign_options* options, size_t* bytes) {
+  // A query writes nothing: stand-ins for every level's dX, which it never touches.
+  static void* const kNoGradients[ROIALIGN_MAX_LEVELS] = {&g_no_output, &g_no_output, &g_no_output, &g_no_output,
+                                                          &g_no_output, &g_no_output, &g_no_output, &g_no_output};
+  const roialign::internal::Gradients gradients = {&g_no_output, kNoGradients};
+  return Guard([&]() -> roialign::Status {
+    if (bytes == nullptr) return Null("bytes");
+    return Call(kernel, inputs, nullptr, options, bytes, &gradients);
+  });
 }
 
 roialign_status roialign_run(const roialign_kernel* kernel, const roialign_inputs* inputs, void* output,

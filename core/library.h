@@ -82,6 +82,7 @@ struct Params {
   PoolMode pool_mode = PoolMode::kAvg;
   Layout layout = Layout::kNCHW;
   DType dtype = DType::kF32;
+  bool backward = false;  // the kernel must also run the backward (ROIALIGN_PARAMS_BACKWARD)
 };
 
 // One call's data. `rois` is [K,5] (batch, x1, y1, x2, y2) when batch_indices is null, else [K,4].

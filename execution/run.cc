@@ -16,6 +16,7 @@
 #include "core/enums.h"
 #include "core/messages.h"
 #include "execution/execute.h"
+#include "execution/execute_backward.h"
 #include "execution/plan.h"
 #include "execution/pyramid_levels.h"
 #include "execution/validate_data.h"
@@ -97,10 +98,52 @@ Status AssignLevels(const MultiLevelParams& mp, const CallInputs& in, std::pmr::
   return Status::Ok();
 }
 
+// Whether byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+bool Overlap(const void* a, int64_t a_bytes, const void* b, int64_t b_bytes) {
+  if (a == nullptr || b == nullptr || a_bytes <= 0 || b_bytes <= 0) return false;
+  const auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return x < y + static_cast<uintptr_t>(b_bytes) && y < x + static_cast<uintptr_t>(a_bytes);
+}
+
+// A backward call's dY and dX pointers, after the shapes are checked: every dX with elements given, and no dX
+// sharing memory with dY, a map (which the MAX modes read while dX is written) or another dX.
+Status CheckGradients(const Params& params, const CallInputs& in, const Gradients& g, bool multi_level) {
+  const int64_t bytes = BytesOf(params.dtype), stored = StoredChannels(params.layout, in.channels);
+  const int64_t dy_bytes = in.num_rois * stored * params.pooled_height * params.pooled_width * bytes;
+  if (dy_bytes > 0 && g.output == nullptr) return Invalid("grad_output (dY) is null");
+  if (g.inputs == nullptr) return Invalid(multi_level ? "grad_inputs is null" : "grad_input (dX) is null");
+  for (int32_t l = 0; l < in.num_maps; ++l) {
+    const std::string dx = multi_level ? "grad_inputs[" + std::to_string(l) + "]" : std::string("grad_input (dX)");
+    const int64_t dx_bytes = in.batch * stored * in.maps[l].height * in.maps[l].width * bytes;
+    if (dx_bytes > 0 && g.inputs[l] == nullptr) return Invalid(dx + " is null");
+    if (Overlap(g.inputs[l], dx_bytes, g.output, dy_bytes)) return Invalid(dx + " overlaps grad_output");
+    for (int32_t m = 0; m < in.num_maps; ++m) {
+      const int64_t map_bytes = in.batch * stored * in.maps[m].height * in.maps[m].width * bytes;
+      if (Overlap(g.inputs[l], dx_bytes, in.maps[m].input, map_bytes)) {
+        return Invalid(dx + " overlaps " + (multi_level ? "map " + std::to_string(m) : std::string("the map")));
+      }
+      if (m != l && Overlap(g.inputs[l], dx_bytes, g.inputs[m], map_bytes)) {
+        return Invalid(dx + " overlaps grad_inputs[" + std::to_string(m) + "]");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Why the kernel cannot run this backward, or OK.
+Status BackwardServed(const SelectedKernel& selected, const Params& params) {
+  if (!selected.custom && selected.fns[static_cast<size_t>(params.dtype)].whole_rois_backward != nullptr) {
+    return Status::Ok();
+  }
+  return Status(StatusCode::kUnsupported, "kernel " + selected.name + " has no backward for dtype " +
+                                              ToString(params.dtype) +
+                                              ": select the kernel with ROIALIGN_PARAMS_BACKWARD");
+}
+
 }  // namespace
 
 Status RunCall(const Operator& op, const CallInputs& in, void* output, const Threading& threading, Arena* arena,
-               bool measure_only) {
+               bool measure_only, const Gradients* gradients) {
   Status s = ValidateThreading(threading);
   if (!s.ok()) return s;
   const SelectedKernel* const selected = op.selected;
@@ -108,6 +151,10 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
   if (selected == nullptr) {
     return Invalid(pyramid != nullptr ? "multi-level kernel is empty (not obtained from a successful SelectMultiLevel)"
                                       : "kernel is empty (not obtained from a successful Select)");
+  }
+  if (gradients != nullptr) {
+    s = BackwardServed(*selected, op.params);
+    if (!s.ok()) return s;
   }
   if (pyramid != nullptr) {
     s = CheckPyramidInputs(*pyramid, in);
@@ -125,8 +172,13 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
     if (pyramid != nullptr) params[l].spatial_scale = pyramid->scales[l];
     inputs[l] = {in.maps[l].input, in.batch, in.channels, in.maps[l].height, in.maps[l].width, in.rois,
                  in.batch_indices, K};
-    s = CheckShape(params[l], inputs[l], output);
+    // A backward's dY is checked with its dX, below (CheckGradients), and named as such.
+    s = CheckShape(params[l], inputs[l], gradients != nullptr ? static_cast<const void*>(gradients) : output);
     if (!s.ok()) return pyramid != nullptr ? Invalid("level " + std::to_string(l) + ": " + s.message()) : s;
+  }
+  if (gradients != nullptr && !measure_only) {  // a query takes no gradients
+    s = CheckGradients(op.params, in, *gradients, pyramid != nullptr);
+    if (!s.ok()) return s;
   }
 
   // A single-level call pools every RoI from its one map; a multi-level one from the map its rule picks.
@@ -160,8 +212,11 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
     if (!s.ok()) return s;
   }
   const char* const size_function =
-      pyramid != nullptr ? "roialign_multi_level_workspace_size" : "roialign_workspace_size";
-  if (K == 0 || in.channels == 0 || selected->custom) {
+      gradients != nullptr
+          ? (pyramid != nullptr ? "roialign_multi_level_backward_workspace_size" : "roialign_backward_workspace_size")
+          : (pyramid != nullptr ? "roialign_multi_level_workspace_size" : "roialign_workspace_size");
+  // A backward writes all of dX, +0 where no RoI reaches: it runs with no RoIs too.
+  if (gradients == nullptr && (K == 0 || in.channels == 0 || selected->custom)) {
     if (arena != nullptr && !measure_only && !arena->fits()) return WorkspaceTooSmall(*arena, size_function);
     if (measure_only || K == 0 || in.channels == 0) return Status::Ok();  // nothing to write
     return RunCustom(*selected, params[0], inputs[0], output, threading);
@@ -182,6 +237,22 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
       }
     }
     std::array<Problem, ROIALIGN_MAX_LEVELS> problems;
+    if (gradients != nullptr) {  // every level, those no RoI reaches too: their dX is +0
+      for (size_t l = 0; l < L; ++l) {
+        FillProblem(params[l], inputs[l], nullptr, totals[l], axes.data(), &problems[l]);
+        if (pyramid != nullptr) {
+          problems[l].roi_subset = order.data() + begin[l];
+          problems[l].subset_size = counts[l];
+        }
+        problems[l].grad_output = gradients->output;
+        problems[l].grad_input = gradients->inputs[l];
+      }
+      if (measure_only) return Status::Ok();
+      if (arena != nullptr && !arena->fits()) return WorkspaceTooSmall(*arena, size_function);
+      const KernelFns& f = selected->fns[static_cast<size_t>(op.params.dtype)];
+      for (size_t l = 0; l < L; ++l) ExecuteBackward(problems[l], f, threading);
+      return Status::Ok();
+    }
     std::array<std::optional<Plan>, ROIALIGN_MAX_LEVELS> plans;
     RunMemory memory(selected->memory, arena);
     for (size_t l = 0; l < L; ++l) {

@@ -30,12 +30,19 @@ inline Operator OperatorOf(const MultiLevelKernel& k) {
 // The caller's data of one call: `num_maps` maps of one batch and channel count (a single-level call: one).
 using CallInputs = MultiLevelInputs;
 
-// Validates everything the data can get wrong, then pools every RoI into its slot of `output`. Its memory comes
+// A backward call's gradients: dY in the output's shape, and one dX per map in the map's (num_maps pointers).
+struct Gradients {
+  const void* output = nullptr;
+  void* const* inputs = nullptr;
+};
+
+// Validates everything the data can get wrong, then pools every RoI into its slot of `output` or, given
+// `gradients` (and `output` null), writes every map's dX from dY (docs/semantics.md#backward). Its memory comes
 // from the kernel's pool and the heap or, given an arena, all of it (plan and working memory) from the arena; with
 // measure_only it stops before the first write, leaving in the arena the bytes a run needs. On error `output` is
 // untouched. Throws std::bad_alloc only before the first write.
 Status RunCall(const Operator& op, const CallInputs& inputs, void* output, const Threading& threading, Arena* arena,
-               bool measure_only);
+               bool measure_only, const Gradients* gradients = nullptr);
 
 }  // namespace internal
 }  // namespace roialign

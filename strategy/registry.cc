@@ -38,6 +38,7 @@ void AddDescriptor(const KernelDescriptor& d, std::vector<ImplementationPtr>* ou
       for (DType dtype : AllValues<DType>()) {
         const KernelFns& f = entry.fns[static_cast<size_t>(dtype)];
         if (f.pool_bin != nullptr || f.whole_rois != nullptr) impl.dtypes |= Bit(dtype);
+        if (f.whole_rois_backward != nullptr) impl.backward_dtypes |= Bit(dtype);
       }
       impl.pool_modes = AllMask<PoolMode>();
       impl.coordinate_modes = AllMask<CoordinateMode>();

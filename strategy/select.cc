@@ -89,6 +89,25 @@ Status Serves(const std::string& target, const std::vector<ImplementationPtr>& r
                                               " (supported: " + MaskNames<Enum>(served) + ")");
 }
 
+// Keeps the implementations of `runnable` that run the backward of `dtype`, or refuses, naming the targets whose
+// implementations do.
+Status WithBackward(const std::string& target, DType dtype, std::vector<ImplementationPtr>* runnable) {
+  runnable->erase(std::remove_if(runnable->begin(), runnable->end(),
+                                 [&](const ImplementationPtr& impl) { return !(impl->backward_dtypes & Bit(dtype)); }),
+                  runnable->end());
+  if (!runnable->empty()) return Status::Ok();
+  std::string with;
+  for (const ImplementationPtr& impl : internal::AllImplementations()) {
+    if ((impl->backward_dtypes & Bit(dtype)) && internal::CpuSupports(impl->hwy_target) &&
+        with.find("'" + impl->target + "'") == std::string::npos) {
+      with += (with.empty() ? "'" : ", '") + impl->target + "'";
+    }
+  }
+  return Status(StatusCode::kUnsupported, "target '" + target + "' has no roi_align backward for dtype " +
+                                              ToString(dtype) + " (targets with one here: " +
+                                              (with.empty() ? std::string("none") : with) + ")");
+}
+
 // Everything Run will execute, resolved now: the functions of the implementation's ISA and how they reach the
 // pixels.
 std::shared_ptr<const internal::SelectedKernel> Bind(const Implementation& impl, const Params& params) {
@@ -116,6 +135,10 @@ SelectResult Select(const std::string& target, const Params& params) {
         Serves(target, runnable, &Implementation::pool_modes, params.pool_mode),
         Serves(target, runnable, &Implementation::coordinate_modes, params.coordinate_mode)}) {
     if (!refusal.ok()) return refusal;
+  }
+  if (params.backward) {
+    s = WithBackward(target, params.dtype, &runnable);
+    if (!s.ok()) return s;
   }
   for (const ImplementationPtr& impl : runnable) {
     if ((impl->layouts & Bit(params.layout)) && (impl->dtypes & Bit(params.dtype)) &&

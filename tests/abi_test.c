@@ -118,9 +118,9 @@ int main(void) {
         ROIALIGN_INVALID_ARGUMENT);
   CHECK(strstr(roialign_last_error(), "params->struct_size is 44; it must be 48") != NULL);
   CHECK(roialign_select("host", Place(&pb, &params, sizeof(params), 0, 0, 0), &kernel) == ROIALIGN_INVALID_ARGUMENT);
-  params.flags = 1u;
+  params.flags = 2u; /* 1.2 defines bit 0 (ROIALIGN_PARAMS_BACKWARD) only */
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_UNSUPPORTED);
-  CHECK(strstr(roialign_last_error(), "params->flags is 1") != NULL);
+  CHECK(strstr(roialign_last_error(), "params->flags is 2") != NULL);
   params.flags = 0u;
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
   options.reserved = 3;
@@ -133,6 +133,27 @@ int main(void) {
   CHECK(roialign_run(kernel, &in, out, NULL) == ROIALIGN_OK); /* NULL options: the defaults */
   CHECK(memcmp(out, expected, sizeof(out)) == 0);
   roialign_kernel_free(kernel);
+
+  /* The backward (since 1.2) from a 1.0-sized caller: the flag in the 1.0 params, the 1.0 inputs and options. Every
+   * element of dX is written: the RoIs' bins cover the map's pixels they reach, and the gradient is all ones. */
+  {
+    float dy[K * C * PH * PW], dx[N * C * H * W];
+    double total = 0.0;
+    for (i = 0; i < K * C * PH * PW; ++i) dy[i] = 1.0f;
+    for (i = 0; i < N * C * H * W; ++i) dx[i] = -1.0f;
+    params.flags = ROIALIGN_PARAMS_BACKWARD;
+    CHECK(roialign_select("generic", &params, &kernel) == ROIALIGN_OK);
+    params.flags = 0u;
+    CHECK(roialign_run_backward(kernel, Place(&ib, &in, sizeof(in), 0, 0, sizeof(in)), dy, dx,
+                                Place(&ob, &options, sizeof(options), 0, 0, sizeof(options))) == ROIALIGN_OK);
+    /* AVG: each bin hands its dY of 1 out in weights that sum to 1 (no sample of these RoIs is outside the map). */
+    for (i = 0; i < N * C * H * W; ++i) {
+      CHECK(dx[i] >= 0.0f);
+      total += dx[i];
+    }
+    CHECK(total > K * C * PH * PW - 1e-3 && total < K * C * PH * PW + 1e-3);
+    roialign_kernel_free(kernel);
+  }
 
   /* An out struct: the library writes no byte past the caller's struct_size. */
   {

@@ -25,7 +25,7 @@
 
 /* The version of this header; roialign_version() gives the library's. */
 #define ROIALIGN_VERSION_MAJOR 1
-#define ROIALIGN_VERSION_MINOR 1
+#define ROIALIGN_VERSION_MINOR 2
 #define ROIALIGN_VERSION_PATCH 0
 #define ROIALIGN_VERSION (ROIALIGN_VERSION_MAJOR * 10000 + ROIALIGN_VERSION_MINOR * 100 + ROIALIGN_VERSION_PATCH)
 
@@ -68,7 +68,7 @@ ROIALIGN_API int32_t roialign_version(void);
  * struct_size: the caller's sizeof(the struct); below the struct's 1.0 size is INVALID_ARGUMENT, above what
  *              this library knows is accepted when every byte the library does not know is zero (a newer
  *              caller asking for nothing new), else UNSUPPORTED. At most ROIALIGN_MAX_STRUCT_SIZE.
- * flags:       bits of options; none is defined in 1.0, and an unknown bit is UNSUPPORTED.
+ * flags:       bits of options; none in 1.0, ROIALIGN_PARAMS_BACKWARD since 1.2; an unknown bit is UNSUPPORTED.
  * reserved:    0. */
 #define ROIALIGN_MAX_STRUCT_SIZE 4096
 
@@ -84,6 +84,11 @@ typedef struct {
   roialign_layout layout;              /* default NCHW */
   roialign_dtype dtype;                /* default F32 */
 } roialign_params;
+
+/* roialign_params.flags (since 1.2): the kernel must also run the backward (roialign_run_backward). Selection then
+ * picks the best implementation of the target that has one for the dtype, or refuses (UNSUPPORTED, naming the
+ * targets that have one). */
+#define ROIALIGN_PARAMS_BACKWARD 1u
 
 static inline void roialign_params_init(roialign_params* params) {
   const roialign_params defaults = {sizeof(roialign_params), 0u, 7, 7, 1.0f, 0, ROIALIGN_COORD_LEGACY,
@@ -217,7 +222,8 @@ ROIALIGN_API const char* roialign_last_error(void);
 
 typedef enum {
   /* torchvision MultiScaleRoIAlign: floor(canonical_level + log2(sqrt(area) / canonical_size) + 1e-6), clamped to
-   * the levels the scales give; the scales must be consecutive powers of two, finest first (e.g. 1/4 .. 1/32). */
+   * the levels the first and last scales give, as torchvision's LevelMapper; the scales must be powers of two
+   * (e.g. 1/4 .. 1/32; repeated scales allowed). */
   ROIALIGN_LEVEL_RULE_SCALE = 0,
   /* The caller's level per RoI (int32 in [0, num_levels)): Detectron2's, TensorRT's or any other rule. */
   ROIALIGN_LEVEL_RULE_GIVEN = 1,
@@ -267,6 +273,31 @@ ROIALIGN_API roialign_status roialign_multi_level_workspace_size(const roialign_
 ROIALIGN_API void roialign_multi_level_kernel_free(roialign_multi_level_kernel* kernel);
 /* As roialign_kernel_trim. */
 ROIALIGN_API void roialign_multi_level_kernel_trim(roialign_multi_level_kernel* kernel);
+
+/* ---- Backward (since 1.2; docs/semantics.md#backward) ----
+ * The gradient of a run: dX (grad_input: the map's shape, layout and dtype, dense) from dY (grad_output: the
+ * output's). The kernel must have been selected with ROIALIGN_PARAMS_BACKWARD. `inputs` are the forward's: the maps
+ * (read by the MAX modes, which find each bin's argmax again; their shapes for AVG), the RoIs and, multi-level, the
+ * levels, validated as roialign_run validates them. Every element of dX is written (+0 where nothing reaches it),
+ * each as a sum in one fixed order: the bits are the same for any thread count and any pool. grad_output and
+ * grad_input must not overlap each other or a map (INVALID_ARGUMENT). On error dX is untouched. */
+ROIALIGN_API roialign_status roialign_run_backward(const roialign_kernel* kernel, const roialign_inputs* inputs,
+                                                   const void* grad_output, void* grad_input,
+                                                   const roialign_options* options);
+/* *bytes = the workspace roialign_run_backward needs with these inputs and options; as roialign_workspace_size. */
+ROIALIGN_API roialign_status roialign_backward_workspace_size(const roialign_kernel* kernel,
+                                                              const roialign_inputs* inputs,
+                                                              const roialign_options* options, size_t* bytes);
+/* Multi-level: grad_inputs[l] is level l's dX (num_maps pointers); each RoI's gradient goes to the level its forward
+ * pooled from, and a RoI no level pools gives none. */
+ROIALIGN_API roialign_status roialign_multi_level_run_backward(const roialign_multi_level_kernel* kernel,
+                                                               const roialign_inputs* inputs,
+                                                               const void* grad_output, void* const* grad_inputs,
+                                                               const roialign_options* options);
+ROIALIGN_API roialign_status roialign_multi_level_backward_workspace_size(const roialign_multi_level_kernel* kernel,
+                                                                          const roialign_inputs* inputs,
+                                                                          const roialign_options* options,
+                                                                          size_t* bytes);
 
 /* ---- Strategy queries (layout planning) and custom targets ---- */
 

@@ -98,6 +98,7 @@ struct Params {
   PoolMode pool_mode = PoolMode::kAvg;
   Layout layout = Layout::kNCHW;
   DType dtype = DType::kF32;
+  bool backward = false;  // the kernel must also run the backward (ROIALIGN_PARAMS_BACKWARD)
 };
 
 // One call's data. `rois` is [K,5] (batch, x1, y1, x2, y2) when batch_indices is null, else [K,4].
@@ -129,6 +130,7 @@ inline roialign_params ToC(const Params& p) {
   c.pool_mode = static_cast<roialign_pool_mode>(p.pool_mode);
   c.layout = static_cast<roialign_layout>(p.layout);
   c.dtype = static_cast<roialign_dtype>(p.dtype);
+  if (p.backward) c.flags |= ROIALIGN_PARAMS_BACKWARD;
   return c;
 }
 
@@ -200,6 +202,19 @@ class Kernel {
     roialign_threadpool c_pool;
     const roialign_options options = detail::Options(pool, &c_pool);
     return detail::FromC(roialign_run(kernel_.get(), &in, output, &options));
+  }
+  // The backward (roialign_run_backward; the kernel selected with Params::backward): grad_input (dX, the map's
+  // shape) from grad_output (dY, the output's), bit-identical for any thread count or pool; on error dX is untouched.
+  Status RunBackward(const Inputs& inputs, const void* grad_output, void* grad_input, int32_t num_threads = 0) const {
+    const roialign_inputs in = detail::ToC(inputs);
+    const roialign_options options = detail::Options(num_threads);
+    return detail::FromC(roialign_run_backward(kernel_.get(), &in, grad_output, grad_input, &options));
+  }
+  Status RunBackward(const Inputs& inputs, const void* grad_output, void* grad_input, const ThreadPool& pool) const {
+    const roialign_inputs in = detail::ToC(inputs);
+    roialign_threadpool c_pool;
+    const roialign_options options = detail::Options(pool, &c_pool);
+    return detail::FromC(roialign_run_backward(kernel_.get(), &in, grad_output, grad_input, &options));
   }
   // The implementation's name, e.g. "roi_align_nhwc.avx512".
   const std::string& name() const { return name_; }
@@ -294,6 +309,22 @@ class MultiLevelKernel {
     roialign_threadpool c_pool;
     const roialign_options options = detail::Options(pool, &c_pool);
     return detail::FromC(roialign_multi_level_run(kernel_.get(), &in, output, &options));
+  }
+  // The backward (roialign_multi_level_run_backward): grad_inputs[l] is level l's dX.
+  Status RunBackward(const MultiLevelInputs& inputs, const void* grad_output, void* const* grad_inputs,
+                     int32_t num_threads = 0) const {
+    roialign_inputs in;
+    if (!ToC(inputs, &in)) return TooManyMaps(inputs);
+    const roialign_options options = detail::Options(num_threads);
+    return detail::FromC(roialign_multi_level_run_backward(kernel_.get(), &in, grad_output, grad_inputs, &options));
+  }
+  Status RunBackward(const MultiLevelInputs& inputs, const void* grad_output, void* const* grad_inputs,
+                     const ThreadPool& pool) const {
+    roialign_inputs in;
+    if (!ToC(inputs, &in)) return TooManyMaps(inputs);
+    roialign_threadpool c_pool;
+    const roialign_options options = detail::Options(pool, &c_pool);
+    return detail::FromC(roialign_multi_level_run_backward(kernel_.get(), &in, grad_output, grad_inputs, &options));
   }
   const std::string& name() const { return name_; }
   void Trim() const { roialign_multi_level_kernel_trim(kernel_.get()); }

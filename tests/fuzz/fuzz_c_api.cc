@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target over the C API: random attributes (every dtype), shapes, RoIs (NaN, +-inf, huge, negative,
 // inverted), batch indices, RoI formats, targets and thread counts, on exactly-sized heap buffers (ASan guards
-// them). Every accepted call must match the reference; every refused call must leave the output untouched.
+// them). Every accepted call must match the reference; every refused call must leave the output untouched. The
+// backward of each call must accept what the forward accepts, and leave dX untouched when it refuses.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -80,5 +81,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     roialign_kernel_free(ref);
   }
   roialign_kernel_free(kernel);
+
+  // The backward of the same call (the output as dY) refuses exactly what the forward refused, leaving dX alone.
+  params.flags = ROIALIGN_PARAMS_BACKWARD;
+  roialign_kernel* backward = nullptr;
+  if (roialign_select("generic", &params, &backward) != ROIALIGN_OK) Fail("no backward for what a kernel accepted");
+  roialign_inputs in;
+  roialign_inputs_init(&in);
+  in.batch = N;
+  in.channels = C;
+  in.maps[0] = {map.empty() ? nullptr : map.data(), H, W, {0, 0, 0, 0}};
+  in.rois = rois.empty() ? nullptr : rois.data();
+  in.batch_indices = k4 ? idx.data() : nullptr;
+  in.num_rois = K;
+  roialign_options options;
+  roialign_options_init(&options);
+  options.num_threads = threads;
+  std::vector<unsigned char> dx(map.size(), kCanary);
+  const roialign_status b = roialign_run_backward(backward, &in, out.empty() ? nullptr : out.data(),
+                                                  dx.empty() ? nullptr : dx.data(), &options);
+  if ((b == ROIALIGN_OK) != (s == ROIALIGN_OK)) Fail("the backward and the forward disagree on the data");
+  if (b != ROIALIGN_OK) {
+    for (unsigned char v : dx) {
+      if (v != kCanary) Fail("refused backward wrote to dX");
+    }
+  }
+  roialign_kernel_free(backward);
   return 0;
 }

@@ -1,0 +1,35 @@
+// Copyright 2026 The roialign Authors
+// SPDX-License-Identifier: Apache-2.0
+// The backward's driver: dX split into ranges that tasks own (docs/semantics.md#backward), so that no two tasks
+// write one element and each element's sum keeps its one order, whatever the split and the thread count.
+#ifndef ROIALIGN_EXECUTION_EXECUTE_BACKWARD_H_
+#define ROIALIGN_EXECUTION_EXECUTE_BACKWARD_H_
+
+#include <cstdint>
+
+#include "execution/parallel.h"
+#include "kernels/kernel_descriptor.h"
+#include "kernels/problem.h"
+
+namespace roialign {
+namespace internal {
+
+// How dX of one map is split: every image into `channel_groups` channel ranges by `row_bands` row ranges.
+struct GradientSplit {
+  int64_t channel_groups = 1, row_bands = 1;
+  int64_t tasks(int64_t batch) const { return batch * channel_groups * row_bands; }
+  // The range of task `task` (in [0, tasks(batch))) of a map of `channels` x `height`.
+  GradientRange Range(int64_t task, int64_t channels, int64_t height) const;
+};
+
+// Enough tasks to keep `threads` busy over uneven ranges, none of them empty.
+GradientSplit SplitGradient(int64_t batch, int64_t channels, int64_t height, int threads);
+
+// Writes all of problem.grad_input (every element, padded lanes included) with f.whole_rois_backward, on
+// `threading`. Allocates nothing and cannot fail.
+void ExecuteBackward(const Problem& problem, const KernelFns& f, const Threading& threading) noexcept;
+
+}  // namespace internal
+}  // namespace roialign
+
+#endif  // ROIALIGN_EXECUTION_EXECUTE_BACKWARD_H_
