@@ -8,7 +8,7 @@
 namespace roialign {
 namespace internal {
 
-GradientRange GradientSplit::Range(int64_t task, int64_t channels, int64_t height) const {
+GradientRange BackwardPlan::Range(int64_t task, int64_t channels, int64_t height) const {
   const int64_t band = task % row_bands, group = task / row_bands % channel_groups;
   GradientRange r;
   r.image = task / (row_bands * channel_groups);
@@ -20,27 +20,49 @@ GradientRange GradientSplit::Range(int64_t task, int64_t channels, int64_t heigh
   return r;
 }
 
-GradientSplit SplitGradient(int64_t batch, int64_t channels, int64_t height, int threads) {
-  // Four tasks per thread even out ranges that RoIs reach unevenly. Channels split first: a range of rows repeats
-  // the walk over the image's RoIs that a range of channels shares.
-  constexpr int64_t kTasksPerThread = 4;
-  const int64_t wanted = kTasksPerThread * std::max(threads, 1);
-  const int64_t per_image = (wanted + batch - 1) / std::max<int64_t>(batch, 1);
-  GradientSplit split;
-  split.channel_groups = std::clamp<int64_t>(per_image, 1, std::max<int64_t>(channels, 1));
-  split.row_bands =
-      std::clamp<int64_t>((per_image + split.channel_groups - 1) / split.channel_groups, 1, std::max<int64_t>(height, 1));
-  return split;
+BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Threading& threading) {
+  // A task accumulates rows x W x channels in f32: at most 256 channels (whole vectors of many targets) and about
+  // 256 KB, so that its accumulator stays in L2 while every RoI of the image adds to it. Four tasks per thread
+  // even out ranges that RoIs reach unevenly; rows split before channels, since a range of rows is where a RoI's
+  // taps land and a range of channels repeats the walk over the image's RoIs.
+  constexpr int64_t kMaxChannels = 256, kAccumulatorFloats = 64 * 1024, kTasksPerThread = 4;
+  const int64_t N = std::max<int64_t>(problem.batch, 1), C = std::max<int64_t>(problem.channels, 1);
+  const int64_t H = std::max<int64_t>(problem.height, 1), W = std::max<int64_t>(problem.width, 1);
+  BackwardPlan plan;
+  plan.threads = ResolveThreadCount(threading, N * C * H);
+  plan.channel_groups = (C + kMaxChannels - 1) / kMaxChannels;
+  const int64_t group = (C + plan.channel_groups - 1) / plan.channel_groups;
+  const int64_t rows = std::max<int64_t>(kAccumulatorFloats / (W * group), 1);
+  plan.row_bands = (H + rows - 1) / rows;
+  const int64_t wanted = kTasksPerThread * plan.threads;
+  if (plan.tasks(N) < wanted) plan.row_bands = std::min(H, (wanted + N * plan.channel_groups - 1) / (N * plan.channel_groups));
+  if (plan.tasks(N) < wanted) plan.channel_groups = std::min(C, (wanted + N * plan.row_bands - 1) / (N * plan.row_bands));
+  if (f.backward_scratch != nullptr) {
+    // The largest range: the even split's ranges differ by at most one row and one channel.
+    const GradientRange largest = {0, 0, (C + plan.channel_groups - 1) / plan.channel_groups, 0,
+                                   (H + plan.row_bands - 1) / plan.row_bands};
+    plan.scratch_floats = f.backward_scratch(problem, largest);
+  }
+  return plan;
 }
 
-void ExecuteBackward(const Problem& problem, const KernelFns& f, const Threading& threading) noexcept {
+void ReserveBackwardMemory(const BackwardPlan& plan, WorkingMemory& memory) {
+  const size_t threads = static_cast<size_t>(plan.threads);
+  memory.per_thread.reserve(threads);
+  while (memory.per_thread.size() < threads) memory.per_thread.emplace_back(memory.resource);
+  for (size_t t = 0; t < threads; ++t) memory.per_thread[t].gradient.Reserve(static_cast<size_t>(plan.scratch_floats));
+}
+
+void ExecuteBackward(const Problem& problem, const BackwardPlan& plan, const KernelFns& f, const Threading& threading,
+                     WorkingMemory& memory) noexcept {
   assert(f.whole_rois_backward != nullptr && problem.grad_input != nullptr);
+  assert(memory.per_thread.size() >= static_cast<size_t>(plan.threads));
   const int64_t N = problem.batch, C = problem.channels, H = problem.height;
   if (N == 0 || C == 0 || H == 0 || problem.width == 0) return;  // dX has no element
-  const int threads = ResolveThreadCount(threading, N * C * H);
-  const GradientSplit split = SplitGradient(N, C, H, threads);
-  ParallelFor(split.tasks(N), threads, threading, [&](int64_t task, int) {
-    f.whole_rois_backward(problem, split.Range(task, C, H));
+  ParallelFor(plan.tasks(N), plan.threads, threading, [&](int64_t task, int slot) {
+    const BackwardScratch scratch = {memory.per_thread[static_cast<size_t>(slot)].gradient.data(),
+                                     plan.scratch_floats};
+    f.whole_rois_backward(problem, plan.Range(task, C, H), scratch);
   });
 }
 

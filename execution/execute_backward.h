@@ -8,26 +8,34 @@
 #include <cstdint>
 
 #include "execution/parallel.h"
+#include "execution/working_memory.h"
 #include "kernels/kernel_descriptor.h"
 #include "kernels/problem.h"
 
 namespace roialign {
 namespace internal {
 
-// How dX of one map is split: every image into `channel_groups` channel ranges by `row_bands` row ranges.
-struct GradientSplit {
+// How dX of one map is split: every image into `channel_groups` channel ranges by `row_bands` row ranges, run on
+// `threads` threads, each task with `scratch_floats` of scratch.
+struct BackwardPlan {
   int64_t channel_groups = 1, row_bands = 1;
+  int threads = 1;
+  int64_t scratch_floats = 0;
   int64_t tasks(int64_t batch) const { return batch * channel_groups * row_bands; }
   // The range of task `task` (in [0, tasks(batch))) of a map of `channels` x `height`.
   GradientRange Range(int64_t task, int64_t channels, int64_t height) const;
 };
 
-// Enough tasks to keep `threads` busy over uneven ranges, none of them empty.
-GradientSplit SplitGradient(int64_t batch, int64_t channels, int64_t height, int threads);
+// A split whose tasks' f32 accumulators stay near the L2 cache and that gives every thread several tasks.
+BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Threading& threading);
 
-// Writes all of problem.grad_input (every element, padded lanes included) with f.whole_rois_backward, on
-// `threading`. Allocates nothing and cannot fail.
-void ExecuteBackward(const Problem& problem, const KernelFns& f, const Threading& threading) noexcept;
+// Per-thread scratch for `plan`; throws std::bad_alloc.
+void ReserveBackwardMemory(const BackwardPlan& plan, WorkingMemory& memory);
+
+// Writes all of problem.grad_input (every element, padded lanes included) with f.whole_rois_backward. `memory` must
+// have been reserved for the plan: allocates nothing and cannot fail.
+void ExecuteBackward(const Problem& problem, const BackwardPlan& plan, const KernelFns& f, const Threading& threading,
+                     WorkingMemory& memory) noexcept;
 
 }  // namespace internal
 }  // namespace roialign

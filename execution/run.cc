@@ -247,10 +247,17 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
         problems[l].grad_output = gradients->output;
         problems[l].grad_input = gradients->inputs[l];
       }
+      const KernelFns& f = selected->fns[static_cast<size_t>(op.params.dtype)];
+      std::array<BackwardPlan, ROIALIGN_MAX_LEVELS> backward_plans;
+      RunMemory memory(selected->memory, arena);
+      for (size_t l = 0; l < L; ++l) {
+        backward_plans[l] = PlanBackward(problems[l], f, threading);
+        ReserveBackwardMemory(backward_plans[l], memory.get());
+      }
       if (measure_only) return Status::Ok();
       if (arena != nullptr && !arena->fits()) return WorkspaceTooSmall(*arena, size_function);
-      const KernelFns& f = selected->fns[static_cast<size_t>(op.params.dtype)];
-      for (size_t l = 0; l < L; ++l) ExecuteBackward(problems[l], f, threading);
+      // Everything is allocated: from here on dX is written, and nothing can fail.
+      for (size_t l = 0; l < L; ++l) ExecuteBackward(problems[l], backward_plans[l], f, threading, memory.get());
       return Status::Ok();
     }
     std::array<std::optional<Plan>, ROIALIGN_MAX_LEVELS> plans;

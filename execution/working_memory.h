@@ -72,7 +72,8 @@ struct Scratch {
         bin_taps(r),
         tile(r),
         bins(r),
-        staged_output(r) {}
+        staged_output(r),
+        gradient(r) {}
   std::pmr::vector<MergedTap> merged;                  // one bin's merged y then x taps (AVG)
   std::pmr::vector<int64_t> band_samples;              // per bin row: its sample rows [begin, end) in the band
   std::pmr::vector<PixelTap> bin_taps;                 // kBinTaps: a piece of one bin's taps for the microkernel
@@ -80,6 +81,7 @@ struct Scratch {
   GrowingBuffer<unsigned char> tile;
   GrowingBuffer<float> bins;  // kTileFloats: channels-last results before transposing
   GrowingBuffer<unsigned char> staged_output;  // Plan::staged_channels of a RoI's output, before streaming it out
+  GrowingBuffer<float> gradient;  // a backward task's scratch (KernelFns::backward_scratch floats)
 
   // Sizes every buffer for `problem`; throws std::bad_alloc when memory runs out.
   void Prepare(const Problem& problem, bool needs_tile, size_t staged_output_bytes) {

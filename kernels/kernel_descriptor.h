@@ -75,9 +75,18 @@ using WholeRoisFn = void (*)(const Problem& problem, int64_t roi_begin, int64_t 
 struct GradientRange {
   int64_t image = 0, c_begin = 0, c_end = 0, y_begin = 0, y_end = 0;
 };
-// The backward of every RoI the problem runs, for one range of dX, straight from the problem (the scalar
-// reference): reads the map (MAX modes) and dY, writes the range of dX.
-using WholeRoisBackwardFn = void (*)(const Problem& problem, const GradientRange& range);
+// Working memory of one backward task, `floats` f32 of kArenaAlignment-aligned room that the kernel lays out as it
+// needs (BackwardScratchFn says how much); {nullptr, 0} for a kernel that needs none.
+struct BackwardScratch {
+  float* data = nullptr;
+  int64_t floats = 0;
+};
+// The backward of every RoI the problem runs, for one range of dX: reads the map (MAX modes) and dY, writes the
+// range of dX, every element of it.
+using WholeRoisBackwardFn = void (*)(const Problem& problem, const GradientRange& range,
+                                     const BackwardScratch& scratch);
+// The scratch floats whole_rois_backward needs for `range`.
+using BackwardScratchFn = int64_t (*)(const Problem& problem, const GradientRange& range);
 
 // What one target provides for one dtype (all null where the dtype is not served): the microkernel and the
 // writers around it, or whole RoIs (forward and backward).
@@ -89,6 +98,7 @@ struct KernelFns {
   int64_t (*lanes)() = nullptr;  // f32 lanes of the target's vectors: copied channel runs are padded to them
   WholeRoisFn whole_rois = nullptr;
   WholeRoisBackwardFn whole_rois_backward = nullptr;
+  BackwardScratchFn backward_scratch = nullptr;  // null: whole_rois_backward needs no scratch
 };
 using PerDType = std::array<KernelFns, EnumTraits<DType>::kNames.size()>;
 struct TargetKernel {
@@ -107,6 +117,11 @@ struct KernelDescriptor {
 // Every kernel file defines its descriptor as KernelDescriptorOf_<file name>(); the build lists them
 // (CMakeLists.txt ROIALIGN_KERNEL_FILES), so a new file registers itself.
 #define ROIALIGN_KERNEL_DESCRIPTOR(file) const KernelDescriptor& KernelDescriptorOf_##file()
+
+// The SIMD backward of Highway target `hwy_target` per dtype (kernels/roi_align_backward.cc): its entry point and
+// scratch size, or nulls where that target's build has none.
+std::array<std::pair<WholeRoisBackwardFn, BackwardScratchFn>, EnumTraits<DType>::kNames.size()> SimdBackwardFns(
+    int64_t hwy_target);
 
 // The functions of the best target this CPU runs (the public whole-tensor layout transforms' block transposers).
 PerDType BestTargetFns();

@@ -149,7 +149,14 @@ std::vector<TargetKernel> CompiledTargets() {
   std::vector<TargetKernel> targets;
   for (TargetKernel (*make)() : kMakers) {
     if (make == nullptr) continue;
-    const TargetKernel t = make();
+    TargetKernel t = make();
+    // The backward (roi_align_backward.cc) for the dtypes whose forward the target serves.
+    const auto backward = SimdBackwardFns(t.hwy_target);
+    for (size_t d = 0; d < t.fns.size(); ++d) {
+      if (t.fns[d].pool_bin == nullptr) continue;
+      t.fns[d].whole_rois_backward = backward[d].first;
+      t.fns[d].backward_scratch = backward[d].second;
+    }
     auto same = [&](const TargetKernel& other) { return other.hwy_target == t.hwy_target; };
     if (std::none_of(targets.begin(), targets.end(), same)) targets.push_back(t);
   }

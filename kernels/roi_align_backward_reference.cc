@@ -122,7 +122,7 @@ void AccumulateTile(const Problem& p, int64_t image, const Tile<typename Precisi
 }
 
 template <typename T>
-void RoiAlignBackwardReference(const Problem& p, const GradientRange& r) {
+void RoiAlignBackwardReference(const Problem& p, const GradientRange& r, const BackwardScratch&) {
   using Acc = typename Precision<T>::Acc;
   const int64_t W = p.width, C = p.channels;
   assert(0 <= r.c_begin && r.c_begin <= r.c_end && r.c_end <= C && 0 <= r.y_begin && r.y_begin <= r.y_end &&

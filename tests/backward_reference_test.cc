@@ -107,7 +107,7 @@ std::vector<unsigned char> RunBackward(const Case& c, const std::vector<Gradient
   const internal::WholeRoisBackwardFn backward = BackwardOf(params.dtype);
   EXPECT_NE(backward, nullptr);
   if (backward == nullptr) return dx;
-  for (const GradientRange& r : ranges) backward(problem, r);
+  for (const GradientRange& r : ranges) backward(problem, r, {});
   return dx;
 }
 
@@ -311,11 +311,16 @@ std::string LayoutName(const ::testing::TestParamInfo<Layout>& info) { return To
 // ---------------------------------------------------------------------------------------------------------------
 // Where the backward is reached.
 
-TEST(BackwardReferenceTable, EveryDtypeOfTheReferenceAndNoOtherImplementation) {
+TEST(BackwardReferenceTable, EveryBuiltinImplementationHasABackwardForTheDtypesItServes) {
   for (DType dtype : internal::AllValues<DType>()) EXPECT_NE(BackwardOf(dtype), nullptr) << ToString(dtype);
   for (const internal::ImplementationPtr& impl : internal::AllImplementations()) {
-    if (!impl->is_builtin() || impl->target == "generic") continue;
-    for (const internal::KernelFns& f : impl->builtin) EXPECT_EQ(f.whole_rois_backward, nullptr) << impl->name;
+    if (!impl->is_builtin()) continue;
+    for (DType dtype : internal::AllValues<DType>()) {
+      const internal::KernelFns& f = impl->builtin[static_cast<size_t>(dtype)];
+      const bool forward = f.pool_bin != nullptr || f.whole_rois != nullptr;
+      EXPECT_EQ(f.whole_rois_backward != nullptr, forward) << impl->name << " " << ToString(dtype);
+      EXPECT_EQ((impl->backward_dtypes & internal::Bit(dtype)) != 0, forward) << impl->name << " " << ToString(dtype);
+    }
   }
 }
 

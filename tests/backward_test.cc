@@ -91,27 +91,96 @@ TEST(Backward, SelectionNeedsAnImplementationWithABackward) {
       EXPECT_NE(std::string(roialign_kernel_name(generic.k)).find(".reference"), std::string::npos);
     }
   }
-  // No SIMD target has a backward yet: the refusal names the target that has one.
+  // The host's best SIMD kernel has one too.
   roialign_params p = CParams(Layout::kNHWC, DType::kF32, PoolMode::kAvg, true);
-  KernelHolder host;
-  EXPECT_EQ(roialign_select("host", &p, &host.k), ROIALIGN_UNSUPPORTED);
-  EXPECT_EQ(host.k, nullptr);
-  EXPECT_NE(std::string(roialign_last_error()).find("'generic'"), std::string::npos) << roialign_last_error();
+  KernelHolder host, plain;
+  ASSERT_EQ(roialign_select("host", &p, &host.k), ROIALIGN_OK) << roialign_last_error();
+  p.flags = 0;
+  ASSERT_EQ(roialign_select("host", &p, &plain.k), ROIALIGN_OK);
+  EXPECT_STREQ(roialign_kernel_name(host.k), roialign_kernel_name(plain.k));
   p.flags = 2;  // no such flag
-  EXPECT_EQ(roialign_select("generic", &p, &host.k), ROIALIGN_UNSUPPORTED);
+  KernelHolder none;
+  EXPECT_EQ(roialign_select("generic", &p, &none.k), ROIALIGN_UNSUPPORTED);
+  EXPECT_EQ(none.k, nullptr);
 }
 
-TEST(Backward, AKernelSelectedWithoutTheFlagRefusesAndLeavesDxUntouched) {
+roialign_status ForwardOnly(const roialign_problem*, void*) { return ROIALIGN_OK; }
+
+// A registered implementation has no backward: selection with the flag refuses its target, and a kernel selected
+// without the flag refuses the backward, leaving dX untouched.
+TEST(Backward, ARegisteredImplementationRefusesTheBackward) {
+  roialign_implementation impl;
+  roialign_implementation_init(&impl);
+  impl.target = "backward-test-npu";
+  impl.name = "roi_align_nhwc.backward-test-npu";
+  impl.layouts = 1u << ROIALIGN_LAYOUT_NHWC;
+  impl.dtypes = 1u << ROIALIGN_DTYPE_F32;
+  impl.pool_modes = 0x7u;
+  impl.coordinate_modes = 0xFu;
+  impl.fn = ForwardOnly;
+  ASSERT_EQ(roialign_register(&impl), ROIALIGN_OK) << roialign_last_error();
+  roialign_params p = CParams(Layout::kNHWC, DType::kF32, PoolMode::kAvg, true);
+  KernelHolder refused, kernel;
+  EXPECT_EQ(roialign_select(impl.target, &p, &refused.k), ROIALIGN_UNSUPPORTED);
+  EXPECT_NE(std::string(roialign_last_error()).find("no roi_align backward"), std::string::npos);
+  p.flags = 0;
+  ASSERT_EQ(roialign_select(impl.target, &p, &kernel.k), ROIALIGN_OK) << roialign_last_error();
   std::mt19937 rng(3);
   const Problem prob = RandomProblem(&rng, 1, 5, 6, 7, 4, 0.5f);
-  roialign_params p = CParams(Layout::kNHWC, DType::kF32, PoolMode::kAvg, false);
-  KernelHolder kernel;
-  ASSERT_EQ(roialign_select("host", &p, &kernel.k), ROIALIGN_OK);
   const Tensors t = Store(prob, p, &rng);
   std::vector<unsigned char> dx(t.dx_bytes, kUntouched);
   EXPECT_EQ(roialign_run_backward(kernel.k, &t.inputs, t.dy.data(), dx.data(), nullptr), ROIALIGN_UNSUPPORTED);
-  EXPECT_NE(std::string(roialign_last_error()).find("ROIALIGN_PARAMS_BACKWARD"), std::string::npos);
+  EXPECT_NE(std::string(roialign_last_error()).find("has no backward"), std::string::npos) << roialign_last_error();
   EXPECT_EQ(dx, std::vector<unsigned char>(t.dx_bytes, kUntouched));
+}
+
+// Every target's backward against the scalar reference's, bit for bit: every compiled target this CPU runs, layout,
+// dtype and pool mode, maps with NaN and infinities (which decide the MAX modes' argmax), ties (a constant
+// region), RoIs outside and across the map, bins with one sample and with many, split over 3 threads.
+TEST(Backward, EveryTargetGivesTheReferenceBits) {
+  std::vector<std::string> targets;
+  {
+    std::vector<char> names(4096);
+    size_t needed = 0;
+    ASSERT_EQ(roialign_known_targets(names.data(), names.size(), &needed), ROIALIGN_OK);
+    for (const char* n = names.data(); *n != '\0'; n += std::strlen(n) + 1) targets.emplace_back(n);
+  }
+  std::mt19937 rng(17);
+  std::vector<std::string> tested;
+  for (PoolMode mode : internal::AllValues<PoolMode>()) {
+    for (DType dtype : internal::AllValues<DType>()) {
+      for (Layout layout : internal::AllValues<Layout>()) {
+        for (int shape = 0; shape < 2; ++shape) {
+          // Channels that end mid-vector and mid-block; a map wider than tall, and one taller than wide.
+          Problem prob = shape == 0 ? RandomProblem(&rng, 2, 21, 9, 14, 16, 0.5f)
+                                    : RandomProblem(&rng, 1, 35, 17, 6, 12, 0.5f);
+          for (size_t i = 0; i < prob.input.size(); i += 37) prob.input[i] = NAN;
+          prob.input[5] = INFINITY;
+          prob.input[11] = -INFINITY;
+          for (size_t i = 40; i < 60 && i < prob.input.size(); ++i) prob.input[i] = 0.25f;  // ties
+          roialign_params p = CParams(layout, dtype, mode, true);
+          p.sampling_ratio = shape == 0 ? 2 : 0;  // fixed, and adaptive (many samples in large bins)
+          KernelHolder reference;
+          ASSERT_EQ(roialign_select("generic", &p, &reference.k), ROIALIGN_OK);
+          const Tensors t = Store(prob, p, &rng);
+          const std::vector<unsigned char> want = Backward(reference.k, t, nullptr);
+          for (const std::string& target : targets) {
+            KernelHolder kernel;
+            if (target == "generic" || roialign_select(target.c_str(), &p, &kernel.k) != ROIALIGN_OK) continue;
+            const std::string name = roialign_kernel_name(kernel.k);
+            if (std::find(tested.begin(), tested.end(), name) == tested.end()) tested.push_back(name);
+            roialign_options options;
+            roialign_options_init(&options);
+            options.num_threads = 3;
+            const std::vector<unsigned char> got = Backward(kernel.k, t, &options);
+            EXPECT_TRUE(got == want) << name << " " << ToString(mode) << " " << ToString(dtype) << " shape " << shape;
+          }
+        }
+      }
+    }
+  }
+  // Every layout on the host's best target at least, and its f32 portable fallback.
+  EXPECT_GE(tested.size(), internal::AllValues<Layout>().size()) << "kernels tested: " << tested.size();
 }
 
 // The same bits for 1, 2, 3 and 8 threads, the caller's pool running tasks backwards, and a caller's workspace of
