@@ -5,7 +5,8 @@
 // threads: <workload>/<implementation>/<dtype>/pool:<n>), with the roofline counters of docs/performance-model.md (peaks
 // measured at start-up, same run). Names are <workload>/<implementation>/<dtype>/threads:<n>; filter with
 // --benchmark_filter, e.g. 'default/.*avx2/f16', and choose dtypes with --dtypes=f32,f16,bf16 (default: all). The
-// library's layout transforms of the default map run as transform/<from>_to_<to>/<dtype>/threads:<n>.
+// library's layout transforms of the default map run as transform/<from>_to_<to>/<dtype>/threads:<n>, and the
+// backward of each workload as <workload>_backward/<implementation>/<dtype>/threads:<n>.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "bench/limit.h"
+#include "roialign/roialign.h"
 #include "bench/workloads.h"
 #include "core/enums.h"
 #include "examples/worker_pool.h"
@@ -98,6 +100,76 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
   // fraction_of_limit = T_lim / T_measured, as a rate: T_lim per iteration over the measured time.
   state.counters["fraction_of_limit"] = benchmark::Counter(limit, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(kernel->name());
+}
+
+// The backward of a workload (dX from a dY of ones, through the C API): <workload>_backward/<implementation>/... .
+// Its counters: the bytes of dX written and dY read, and the multiply-adds of the AVG backward (as the forward's).
+void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout,
+                         DType dtype, int threads) {
+  const Workload& w = CachedWorkload(spec);
+  const Params params = w.ParamsFor(layout, dtype);
+  roialign_params c;
+  roialign_params_init(&c);
+  c.pooled_height = params.pooled_height;
+  c.pooled_width = params.pooled_width;
+  c.spatial_scale = params.spatial_scale;
+  c.sampling_ratio = params.sampling_ratio;
+  c.coordinate_mode = static_cast<roialign_coordinate_mode>(params.coordinate_mode);
+  c.pool_mode = static_cast<roialign_pool_mode>(params.pool_mode);
+  c.layout = static_cast<roialign_layout>(layout);
+  c.dtype = static_cast<roialign_dtype>(dtype);
+  c.flags = ROIALIGN_PARAMS_BACKWARD;
+  roialign_kernel* raw = nullptr;
+  if (roialign_select(target.c_str(), &c, &raw) != ROIALIGN_OK) {
+    state.SkipWithError(roialign_last_error());
+    return;
+  }
+  const std::unique_ptr<roialign_kernel, void (*)(roialign_kernel*)> kernel(raw, &roialign_kernel_free);
+  const Inputs in = w.InputsFor(layout, dtype);
+  roialign_inputs inputs;
+  roialign_inputs_init(&inputs);
+  inputs.batch = in.batch;
+  inputs.channels = in.channels;
+  inputs.maps[0].data = in.input;
+  inputs.maps[0].height = in.height;
+  inputs.maps[0].width = in.width;
+  inputs.rois = in.rois;
+  inputs.batch_indices = in.batch_indices;
+  inputs.num_rois = in.num_rois;
+  const int64_t stored = internal::StoredChannels(layout, in.channels);
+  const size_t dx_elements = static_cast<size_t>(in.batch * stored * in.height * in.width);
+  AlignedBuffer dy(static_cast<size_t>(in.num_rois * stored * params.pooled_height * params.pooled_width));
+  AlignedBuffer dx(dx_elements);  // f32-sized: room for any dtype
+  const std::vector<unsigned char> one = [&] {  // dY of ones in the dtype: 1 is exact in every one
+    std::vector<unsigned char> bytes(static_cast<size_t>(internal::BytesOf(dtype)));
+    if (dtype == DType::kF32) {
+      const float v = 1.0f;
+      std::memcpy(bytes.data(), &v, sizeof(v));
+    } else {
+      const uint16_t v = dtype == DType::kF16 ? 0x3C00 : 0x3F80;
+      std::memcpy(bytes.data(), &v, sizeof(v));
+    }
+    return bytes;
+  }();
+  for (size_t i = 0; i < dy.size() * sizeof(float) / one.size(); ++i) {
+    std::memcpy(reinterpret_cast<unsigned char*>(dy.data()) + i * one.size(), one.data(), one.size());
+  }
+  roialign_options options;
+  roialign_options_init(&options);
+  options.num_threads = threads;
+  for (auto _ : state) {
+    if (roialign_run_backward(kernel.get(), &inputs, dy.data(), dx.data(), &options) != ROIALIGN_OK) {
+      state.SkipWithError(roialign_last_error());
+      return;
+    }
+    benchmark::DoNotOptimize(dx.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFMA/s"] = benchmark::Counter(w.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] = benchmark::Counter(
+      Bytes(w.output_bytes, dtype) * 1e-9 + static_cast<double>(dx_elements * internal::BytesOf(dtype)) * 1e-9,
+      benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(roialign_kernel_name(kernel.get()));
 }
 
 const PyramidWorkload& CachedPyramid() {
@@ -194,6 +266,13 @@ void RegisterAll(const std::vector<DType>& dtypes) {
           const std::string name = prefix + "/threads:" + std::to_string(threads);
           benchmark::RegisterBenchmark(name.c_str(), BM_RoiAlign, spec, impl->target, layout, dtype, threads,
                                        Threads::kOpenMp)
+              ->UseRealTime()
+              ->Unit(benchmark::kMillisecond)
+              ->MinTime(0.2);
+          const std::string backward_name =
+              spec.name + "_backward/" + impl->name + "/" + Lower(dtype) + "/threads:" + std::to_string(threads);
+          benchmark::RegisterBenchmark(backward_name.c_str(), BM_RoiAlignBackward, spec, impl->target, layout, dtype,
+                                       threads)
               ->UseRealTime()
               ->Unit(benchmark::kMillisecond)
               ->MinTime(0.2);

@@ -21,11 +21,11 @@ GradientRange BackwardPlan::Range(int64_t task, int64_t channels, int64_t height
 }
 
 BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Threading& threading) {
-  // A task accumulates rows x W x channels in f32: at most 256 channels (whole vectors of many targets) and about
-  // 256 KB, so that its accumulator stays in L2 while every RoI of the image adds to it. Four tasks per thread
-  // even out ranges that RoIs reach unevenly; rows split before channels, since a range of rows is where a RoI's
-  // taps land and a range of channels repeats the walk over the image's RoIs.
-  constexpr int64_t kMaxChannels = 256, kAccumulatorFloats = 64 * 1024, kTasksPerThread = 4;
+  // A task accumulates rows x W x channels in f32: at most 128 channels and about 1 MB, so that its accumulator
+  // stays in L2 while every RoI of the image adds to it, in bands of several rows: a sample's taps span two rows,
+  // and each band a bin row reaches loads the bin's dY again. Four tasks per thread even out ranges that RoIs reach
+  // unevenly.
+  constexpr int64_t kMaxChannels = 128, kAccumulatorFloats = 256 * 1024, kTasksPerThread = 4;
   const int64_t N = std::max<int64_t>(problem.batch, 1), C = std::max<int64_t>(problem.channels, 1);
   const int64_t H = std::max<int64_t>(problem.height, 1), W = std::max<int64_t>(problem.width, 1);
   BackwardPlan plan;

@@ -63,25 +63,55 @@ namespace internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Calls f(j, count, pointer offset of channel c + j) for the runs of consecutive channels [c, c + n) splits into in
+// a layout: one run for channels last, a run per block for the blocked layouts, a run per channel for NCHW.
+template <class F>
+HWY_INLINE void ForChannelRuns(const MapStrides& m, int64_t b, int64_t c, int64_t n, int64_t y, int64_t x, F f) {
+  for (int64_t j = 0; j < n;) {
+    const int64_t count = std::min(n - j, m.block - (c + j) % m.block);
+    f(j, count, m.Offset(b, c + j, y, x));
+    j += count;
+  }
+}
+
 // Channels [c, c + n) of pixel (y, x) of image b, widened to f32 into out[0 .. n).
 template <typename T>
 HWY_INLINE void LoadChannels(const T* map, const MapStrides& m, int64_t b, int64_t c, int64_t n, int64_t y, int64_t x,
                              float* out) {
-  if (m.block >= c + n) {  // channels last, or one block: contiguous
-    const T* src = map + m.Offset(b, c, y, x);
-    for (int64_t j = 0; j < n; ++j) out[j] = ToF32(src[j]);
-  } else {
-    for (int64_t j = 0; j < n; ++j) out[j] = ToF32(map[m.Offset(b, c + j, y, x)]);
+  if (m.block == 1) {  // planar: a plane apart
+    const T* const from = map + m.Offset(b, c, y, x);
+    for (int64_t j = 0; j < n; ++j) out[j] = ToF32(from[j * m.planes]);
+    return;
   }
+  ForChannelRuns(m, b, c, n, y, x, [&](int64_t j, int64_t count, int64_t offset) {
+    for (int64_t i = 0; i < count; ++i) out[j + i] = ToF32(map[offset + i]);
+  });
 }
 
-// acc[0 .. n) += w * d[0 .. n), a product rounded, then a sum (n a multiple of the vector).
-HWY_INLINE void AddScaled(float w, const float* HWY_RESTRICT d, int64_t n, float* HWY_RESTRICT acc) {
+// Whether a tap of the RoI's samples along y can land in rows [begin, end): the positions are monotone in (bin,
+// sample), so the extremes are the first sample of the first bin and the last of the last, and a tap lies on the
+// floor of its position clamped to the map or one pixel past it. A superset: no contributing RoI is skipped.
+HWY_INLINE bool RowsReach(const AxisGeometry& g, int64_t pooled, int64_t size, int64_t begin, int64_t end) {
+  const float a = SamplePosition(g, 0, 0), z = SamplePosition(g, pooled - 1, g.grid - 1);
+  const float top = static_cast<float>(size - 1);
+  // Clamped before the conversion: a position may be far outside the map, or NaN-free but huge.
+  const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(std::min(a, z), 0.0f, top)));
+  const int64_t hi = std::min(static_cast<int64_t>(std::floor(std::clamp(std::max(a, z), 0.0f, top))) + 1, size - 1);
+  return lo < end && hi >= begin;
+}
+
+// acc_t[0 .. n) += w_t * d[0 .. n) for the taps t = 0 .. kTaps-1 in order, each a product rounded, then a sum (n a
+// multiple of the vector). Taps may share a pixel (the edge rule folds them): each vector is stored before the next
+// tap loads, so a shared pixel adds its taps one after the other, as the reference does.
+template <int kTaps>
+HWY_INLINE void AddScaledTaps(const float* w, float* const* acc, const float* HWY_RESTRICT d, int64_t n) {
   const hn::ScalableTag<float> df;
-  const auto vw = hn::Set(df, w);
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  hn::Vec<decltype(df)> vw[kTaps];
+  for (int t = 0; t < kTaps; ++t) vw[t] = hn::Set(df, w[t]);
   for (int64_t j = 0; j < n; j += lanes) {
-    hn::Store(hn::Add(hn::Load(df, acc + j), hn::Mul(vw, hn::Load(df, d + j))), df, acc + j);
+    const auto vd = hn::Load(df, d + j);
+    for (int t = 0; t < kTaps; ++t) hn::Store(hn::Add(hn::Load(df, acc[t] + j), hn::Mul(vw[t], vd)), df, acc[t] + j);
   }
 }
 
@@ -158,11 +188,12 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
   auto pixel = [&](int64_t y, int64_t x) { return acc + ((y - y_begin) * W + x) * np; };
   for (int64_t i = 0; i < RunCount(p); ++i) {
     const int64_t k = RunRoi(p, i);
-    const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
-    if (roi.batch != r.image) continue;
-    const AxisGeometry gy = AxisOf(roi.y1, roi.y2, PH, p.params);
-    const AxisGeometry gx = AxisOf(roi.x1, roi.x2, PW, p.params);
+    const RoiAxes& axes = p.axes[k];  // validation's geometry of the RoI
+    if (axes.batch != r.image) continue;
+    const AxisGeometry& gy = axes.gy;
+    const AxisGeometry& gx = axes.gx;
     if (gy.grid * gx.grid == 0) continue;  // no samples: nothing flows back
+    if (!RowsReach(gy, PH, H, y_begin, y_end)) continue;
     for (int64_t pw = 0; pw < PW; ++pw) {
       for (int64_t ix = 0; ix < gx.grid; ++ix) {
         xs[pw * gx.grid + ix] = TapOf(SamplePosition(gx, pw, ix), W);
@@ -178,10 +209,11 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
       if (!reaches) continue;
       for (int64_t pw = 0; pw < PW; ++pw) {
         const AxisTap* const xrow = xs + pw * gx.grid;
-        for (int64_t j = 0; j < n; ++j) gradient[j] = ToF32(dy[grad.Offset(k, c0 + j, ph, pw)]);
+        LoadChannels(dy, grad, k, c0, n, ph, pw, gradient);
         if (mode == PoolMode::kAvg) {
           // The forward divides the bin's sum by the count; its transpose scales dY once per bin.
-          for (int64_t j = 0; j < n; ++j) gradient[j] = gradient[j] / count;
+          const auto vcount = hn::Set(df, count);
+          for (int64_t j = 0; j < np; j += lanes) hn::Store(hn::Div(hn::Load(df, gradient + j), vcount), df, gradient + j);
           for (int64_t iy = 0; iy < gy.grid; ++iy) {
             const AxisTap& sy = ys[iy];
             const bool top = sy.valid && in_band(sy.lo), bottom = sy.valid && in_band(sy.hi);
@@ -189,13 +221,14 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
             for (int64_t ix = 0; ix < gx.grid; ++ix) {
               const AxisTap& sx = xrow[ix];
               if (!sx.valid) continue;
-              if (top) {
-                AddScaled(sy.w_lo * sx.w_lo, gradient, np, pixel(sy.lo, sx.lo));
-                AddScaled(sy.w_lo * sx.w_hi, gradient, np, pixel(sy.lo, sx.hi));
-              }
-              if (bottom) {
-                AddScaled(sy.w_hi * sx.w_lo, gradient, np, pixel(sy.hi, sx.lo));
-                AddScaled(sy.w_hi * sx.w_hi, gradient, np, pixel(sy.hi, sx.hi));
+              // The taps in the band, in the order (y0,x0) (y0,x1) (y1,x0) (y1,x1).
+              const float w[4] = {sy.w_lo * sx.w_lo, sy.w_lo * sx.w_hi, sy.w_hi * sx.w_lo, sy.w_hi * sx.w_hi};
+              float* const at[4] = {top ? pixel(sy.lo, sx.lo) : nullptr, top ? pixel(sy.lo, sx.hi) : nullptr,
+                                    bottom ? pixel(sy.hi, sx.lo) : nullptr, bottom ? pixel(sy.hi, sx.hi) : nullptr};
+              if (top && bottom) {
+                AddScaledTaps<4>(w, at, gradient, np);
+              } else {
+                AddScaledTaps<2>(w + (top ? 0 : 2), at + (top ? 0 : 2), gradient, np);
               }
             }
           }
@@ -222,15 +255,20 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
 
   // The range, rounded once into dX's layout and dtype.
   T* const dx = static_cast<T*>(p.grad_input);
+  if (map.block == 1) {  // planar: each channel's rows of the range, from the accumulator's channels-last pixels
+    for (int64_t j = 0; j < n; ++j) {
+      T* const plane = dx + map.Offset(r.image, c0 + j, y_begin, 0);
+      const float* const from = acc + j;
+      for (int64_t i = 0; i < (y_end - y_begin) * W; ++i) StoreF32As(from[i * np], plane + i);
+    }
+    return;  // no padded lanes
+  }
   for (int64_t y = y_begin; y < y_end; ++y) {
     for (int64_t x = 0; x < W; ++x) {
       const float* const from = pixel(y, x);
-      if (map.block >= c0 + n) {
-        T* const to = dx + map.Offset(r.image, c0, y, x);
-        for (int64_t j = 0; j < n; ++j) StoreF32As(from[j], to + j);
-      } else {
-        for (int64_t j = 0; j < n; ++j) StoreF32As(from[j], dx + map.Offset(r.image, c0 + j, y, x));
-      }
+      ForChannelRuns(map, r.image, c0, n, y, x, [&](int64_t j, int64_t count, int64_t offset) {
+        for (int64_t i = 0; i < count; ++i) StoreF32As(from[j + i], dx + offset + i);
+      });
     }
   }
   // The padded lanes of a blocked layout's last block belong to the range holding the last channel.
