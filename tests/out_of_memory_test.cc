@@ -377,6 +377,55 @@ TEST_F(OutOfMemory, MultiLevelRun) {
   }
 }
 
+// The backward: a kernel selected with ROIALIGN_PARAMS_BACKWARD, warm or new, dX from a fixed dY; a failed call
+// leaves dX untouched (InjectAll's sentinel check) and the next clean call gives the same bits.
+TEST_F(OutOfMemory, RunBackward) {
+  for (const char* target : {"host", "generic"}) {
+    for (roialign_layout layout : {ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC}) {
+      for (roialign_dtype dtype : {ROIALIGN_DTYPE_F32, ROIALIGN_DTYPE_BF16}) {
+        roialign_params params = Params(layout, dtype);
+        params.flags = ROIALIGN_PARAMS_BACKWARD;
+        const Problem p = MakeProblem(dtype, 32);
+        const Bytes dy = MakeMap(dtype, p.K * p.C * 49);
+        const roialign_inputs in = roialign_c::Inputs(p.map.data(), p.N, p.C, p.H, p.W, p.rois.data(), nullptr, p.K);
+        const size_t dx_bytes = p.map.size();
+        for (const Threading& t : kThreadings) {
+          for (bool warm : {true, false}) {
+            roialign_kernel* kernel = nullptr;
+            Case c;
+            c.call = [&](unsigned char* dx) {
+              if (t.pool) {
+                const roialign_threadpool pool = Pool();
+                const roialign_options on_pool = roialign_c::OnPool(&pool);
+                return roialign_run_backward(kernel, &in, dy.data(), dx, &on_pool);
+              }
+              const roialign_options threads = roialign_c::Threads(t.num_threads);
+              return roialign_run_backward(kernel, &in, dy.data(), dx, &threads);
+            };
+            c.reset = [&] {
+              roialign_kernel_free(kernel);
+              kernel = Select(target, params);
+              if (warm) {
+                Bytes scratch(dx_bytes);
+                ASSERT_EQ(c.call(scratch.data()), ROIALIGN_OK) << roialign_last_error();
+              }
+            };
+            c.reset();
+            c.expected.assign(dx_bytes, kSentinel);
+            ASSERT_EQ(c.call(c.expected.data()), ROIALIGN_OK) << roialign_last_error();
+            const std::string name = std::string("backward ") + target + " " +
+                                     (layout == ROIALIGN_LAYOUT_NCHW ? "NCHW " : "NHWC ") + DtypeName(dtype) + ", " +
+                                     t.name + (warm ? ", warm" : ", new kernel");
+            const Tally tally = InjectAll(c, name);
+            EXPECT_GT(tally.injections, 0) << name;
+            roialign_kernel_free(kernel);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_F(OutOfMemory, LayoutTransforms) {
   const int64_t N = 2, C = 70, H = 33, W = 20;
   // The 1.0 pair through its own entry points, and blocked pairs (70 channels: partial blocks) through
