@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "execution/execute.h"
 
+#include <hwy/cache_control.h>
+
 #include <algorithm>
 #include <cassert>
 
@@ -42,6 +44,8 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
     ctx.partial = memory.partial.data();
   }
   const int64_t block_size = plan.channels_per_task, num_blocks = plan.channel_blocks;
+  const PoolRoiFn driver = plan.access == PixelAccess::kInPlace ? &PoolInPlace : &PoolPlanar;
+  const bool streams = plan.stream_output || plan.staged_channels > 0;
   for (const PlannedPass& pass : plan.passes) {
     ctx.pass = &pass;
     ctx.band = nullptr;
@@ -59,7 +63,9 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
       const int64_t c_begin = block * block_size, c_end = std::min(C, c_begin + block_size);
       if (c_end == C) ZeroPaddedLanes(problem, k);
       if (f.whole_rois != nullptr) return f.whole_rois(problem, k, k + 1, c_begin, c_end);
-      PoolRoi(ctx, k, c_begin, c_end, memory.per_thread[static_cast<size_t>(slot)]);
+      driver(ctx, k, c_begin, c_end, memory.per_thread[static_cast<size_t>(slot)]);
+      // Orders the non-temporal stores before the caller's barrier.
+      if (streams) hwy::FlushStream();
     });
   }
 }

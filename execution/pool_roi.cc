@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "execution/pool_roi.h"
 
-#include <hwy/cache_control.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -47,26 +45,20 @@ void ZeroPaddedLanes(const Problem& p, int64_t k) {
               out.block, bytes);
 }
 
-void PoolRoi(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch) {
-  if (ctx.plan->access == PixelAccess::kInPlace) {
-    PoolInPlace(ctx, k, c_begin, c_end, scratch);
+void PoolPlanar(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch) {
+  const Problem& p = *ctx.problem;
+  const CallGeometry& g = ctx.plan->geometry;
+  const RoiSampling& roi = g.rois[static_cast<size_t>(k)];
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
+  const PlanarTask w = {ctx, p, scratch, roi, g.y.data() + roi.y, g.x.data() + roi.x, k, c_begin, c_end,
+                        c_end - c_begin, ctx.fns->lanes(), PH, PW, roi.gy.grid, roi.gx.grid,
+                        BytesOf(p.params.dtype), StridesOf(p.params.layout, p.channels, p.height, p.width),
+                        StridesOf(p.params.layout, p.channels, PH, PW)};
+  if (ctx.band != nullptr) {
+    PoolFromBand(w);
   } else {
-    const Problem& p = *ctx.problem;
-    const CallGeometry& g = ctx.plan->geometry;
-    const RoiSampling& roi = g.rois[static_cast<size_t>(k)];
-    const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
-    const PlanarTask w = {ctx, p, scratch, roi, g.y.data() + roi.y, g.x.data() + roi.x, k, c_begin, c_end,
-                          c_end - c_begin, ctx.fns->lanes(), PH, PW, roi.gy.grid, roi.gx.grid,
-                          BytesOf(p.params.dtype), StridesOf(p.params.layout, p.channels, p.height, p.width),
-                          StridesOf(p.params.layout, p.channels, PH, PW)};
-    if (ctx.band != nullptr) {
-      PoolFromBand(w);
-    } else {
-      PoolTiles(w);
-    }
+    PoolTiles(w);
   }
-  // Orders the non-temporal stores before the caller's barrier.
-  if (ctx.plan->stream_output || ctx.plan->staged_channels > 0) hwy::FlushStream();
 }
 
 }  // namespace internal

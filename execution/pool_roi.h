@@ -28,12 +28,13 @@ struct PassContext {
   const void* band;      // a transform pass: its map rows, channels-last
 };
 
-// Output channels [c_begin, c_end) of RoI k for the pass; called concurrently on disjoint ranges, each caller with
-// its own scratch.
-void PoolRoi(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
-
-// The drivers PoolRoi picks from. The map in place:
+// A driver: output channels [c_begin, c_end) of RoI k for the pass; called concurrently on disjoint ranges, each
+// caller with its own scratch. Execute picks one per pass from the plan's pixel access.
+using PoolRoiFn = void (*)(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
+// The map in place:
 void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
+// A planar map, through the pass's band (PoolFromBand) or per-RoI tiles (PoolTiles):
+void PoolPlanar(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
 // One RoI's run of channels [c_begin, c_end) on a planar map, and the sizes every step below reads.
 struct PlanarTask {
   const PassContext& ctx;

@@ -25,6 +25,25 @@ namespace roialign {
 namespace internal {
 namespace {
 
+// Each level's T, constructed only for the levels a call has (most calls have one), so that a call does not
+// construct ROIALIGN_MAX_LEVELS of each.
+template <typename T>
+class PerLevel {
+  static_assert(std::is_trivially_destructible_v<T>, "the levels are never destroyed");
+
+ public:
+  T& Add(const T& value) { return *::new (static_cast<void*>(&slots_[size_++])) T(value); }
+  T& Add() { return *::new (static_cast<void*>(&slots_[size_++])) T(); }
+  T& operator[](size_t level) { return *std::launder(reinterpret_cast<T*>(&slots_[level])); }
+
+ private:
+  struct alignas(T) Slot {
+    unsigned char bytes[sizeof(T)];
+  };
+  Slot slots_[ROIALIGN_MAX_LEVELS];
+  size_t size_ = 0;
+};
+
 // The call as a registered implementation receives it (C types; data already validated).
 Status RunCustom(const SelectedKernel& selected, const Params& params, const Inputs& inputs, void* output,
                  const Threading& threading) {
@@ -165,13 +184,13 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
   const int64_t K = in.num_rois;
 
   // Each level's attributes and call, and its shape checked.
-  std::array<Params, ROIALIGN_MAX_LEVELS> params;
-  std::array<Inputs, ROIALIGN_MAX_LEVELS> inputs;
+  PerLevel<Params> params;
+  PerLevel<Inputs> inputs;
   for (size_t l = 0; l < L; ++l) {
-    params[l] = op.params;
+    params.Add(op.params);
     if (pyramid != nullptr) params[l].spatial_scale = pyramid->scales[l];
-    inputs[l] = {in.maps[l].input, in.batch, in.channels, in.maps[l].height, in.maps[l].width, in.rois,
-                 in.batch_indices, K};
+    inputs.Add({in.maps[l].input, in.batch, in.channels, in.maps[l].height, in.maps[l].width, in.rois,
+                in.batch_indices, K});
     // A backward's dY is checked with its dX, below (CheckGradients), and named as such.
     s = CheckShape(params[l], inputs[l], gradients != nullptr ? static_cast<const void*>(gradients) : output);
     if (!s.ok()) return pyramid != nullptr ? Invalid("level " + std::to_string(l) + ": " + s.message()) : s;
@@ -188,7 +207,8 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
     if (!s.ok()) return s;
   }
   // Every RoI checked on its own level's map and scale; one not pooled only for its batch index and coordinates.
-  std::array<RoiTotals, ROIALIGN_MAX_LEVELS> totals{};
+  PerLevel<RoiTotals> totals;
+  for (size_t l = 0; l < L; ++l) totals.Add();
   std::array<int64_t, ROIALIGN_MAX_LEVELS + 1> counts{};  // counts[L]: RoIs not pooled
   std::pmr::vector<RoiAxes> axes(static_cast<size_t>(K), heap);  // each RoI's geometry on its own level
   int64_t work = 0;
@@ -236,7 +256,8 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
         order[static_cast<size_t>(next[l == kNotPooled ? L : static_cast<size_t>(l)]++)] = k;
       }
     }
-    std::array<Problem, ROIALIGN_MAX_LEVELS> problems;
+    PerLevel<Problem> problems;
+    for (size_t l = 0; l < L; ++l) problems.Add();
     if (gradients != nullptr) {  // every level, those no RoI reaches too: their dX is +0
       for (size_t l = 0; l < L; ++l) {
         FillProblem(params[l], inputs[l], nullptr, totals[l], axes.data(), &problems[l]);
