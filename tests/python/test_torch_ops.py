@@ -901,6 +901,23 @@ def test_compile_fullgraph_has_no_graph_break_and_gives_eager_results(gen):
             assert_all_equal(compiled(*inputs), model(*inputs))
 
 
+@needs_compile
+def test_compile_trains_with_eager_gradients(gen):
+    # AOTAutograd traces the Autograd kernels' backward through the backward ops' Meta kernels: the compiled
+    # training step gives eager's gradients, for the single- and the multi-level op in both layouts.
+    model = PoolBoth()
+    inputs = both_inputs(gen, 9)
+    differentiable = [0, 2, 3, 4, 5]  # the maps
+
+    def step(fn):
+        leaves = [leaf(t) if i in differentiable else t for i, t in enumerate(inputs)]
+        sum(o.square().sum() for o in fn(*leaves)).backward()
+        return [leaves[i].grad for i in differentiable]
+
+    torch._dynamo.reset()
+    assert_all_equal(step(torch.compile(model, fullgraph=True)), step(model))
+
+
 @needs_export
 def test_export_runs_and_gives_eager_results(gen):
     model = PoolBoth().eval()
