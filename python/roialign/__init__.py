@@ -283,17 +283,7 @@ class _Map:
             shape = tuple(self.memory.shape)
             del torch
         else:
-            if isinstance(input, np.ndarray):
-                x = input
-            elif hasattr(input, "__dlpack__"):
-                try:
-                    x = np.from_dlpack(input)
-                except Exception as e:
-                    raise TypeError("cannot read %s of type %s through DLPack as a numpy array (%s: %s)"
-                                    % (what, type(input).__name__, type(e).__name__, e)) from None
-            else:
-                raise TypeError("%s must be a numpy array, a torch tensor or an object with __dlpack__; got %s"
-                                % (what, type(input).__name__))
+            x = input if isinstance(input, np.ndarray) else _to_numpy_array(input, what)
             if x.ndim != (5 if block else 4):
                 raise ValueError("%s must be %d-D, %s for layout=%r; got shape %s"
                                  % (what, 5 if block else 4, _map_form(layout), layout, x.shape))
@@ -446,7 +436,7 @@ def _is_dense(array, torch_nhwc):
     return array.flags.c_contiguous
 
 
-def _grad_result(out, fmap, layout, dtype, what="out"):
+def _grad_result(out, fmap, layout, dtype):
     """(what the backward returns, the dense array in memory order that the kernel writes) for the gradient of the
     map ``fmap`` (a _Map): ``out`` when given, else a new array of the map's kind, shape and memory order."""
     if out is not None:
@@ -460,16 +450,12 @@ def _grad_result(out, fmap, layout, dtype, what="out"):
     return (memory.permute(0, 3, 1, 2) if layout == "NHWC" else memory), memory
 
 
-def _grad_output_memory(grad_output, kind, layout, what="grad_output"):
+def _grad_output_memory(grad_output, kind, layout, dtype, what="grad_output"):
     """dY of a backward call on the extension as a dense array in memory order, like the forward's result: a tensor
     for a torch map (indexed [K, C, PH, PW] in either layout), an array for others; the extension checks its shape
-    and dtype."""
+    (and a numpy array's dtype)."""
     if kind == "torch":
-        if not _is_tensor(grad_output):
-            raise TypeError("%s must be a torch tensor, as the map is; got %s" % (what, type(grad_output).__name__))
-        if grad_output.device.type != "cpu":
-            raise ValueError("roialign runs on the CPU; %s is on %s (move it with .cpu())" % (what, grad_output.device))
-        _dtype_name(grad_output.dtype)
+        _check_grad_tensor(grad_output, dtype, what)
         g = grad_output.detach()
         if layout == "NHWC":
             if g.dim() != 4:
@@ -484,6 +470,7 @@ def _grad_output_memory(grad_output, kind, layout, what="grad_output"):
 
 
 def _to_numpy_array(a, what):
+    """An array that is neither numpy's nor a torch tensor, read through DLPack as a numpy array; else TypeError."""
     if hasattr(a, "__dlpack__"):
         try:
             return np.from_dlpack(a)
@@ -604,7 +591,7 @@ class Kernel:
     def _run_backward(self, grad_output, fmap, boxes, out, num_threads):
         if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
             raise TypeError("num_threads must be an int; got %r" % (num_threads,))
-        dy = _grad_output_memory(grad_output, fmap.kind, self.layout)
+        dy = _grad_output_memory(grad_output, fmap.kind, self.layout, self.dtype)
         rois, batch_indices = _boxes(boxes)
         result, out_memory = _grad_result(out, fmap, self.layout, self.dtype)
         self._kernel.run_backward(dy, fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
@@ -739,7 +726,7 @@ def _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampl
                       coordinate_mode=kernel.coordinate_mode.upper())
         if not backward:
             return _call_op(ops.roi_align, input, *args, **kwargs)
-        _op_grad_output(grad_output, dtype)
+        _check_grad_tensor(grad_output, dtype)
         return _call_op(ops.roi_align_backward, grad_output, input, *args, **kwargs)
     if backward:
         _no_autograd(_DOUBLE_BACKWARD, grad_output)
@@ -752,8 +739,8 @@ def _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampl
     return kernel._run(fmap, boxes, out, num_threads)
 
 
-def _op_grad_output(grad_output, dtype, what="grad_output"):
-    """Checks dY for a torch operator's backward: a CPU tensor of the map's dtype (the operator checks its shape)."""
+def _check_grad_tensor(grad_output, dtype, what="grad_output"):
+    """Checks dY for a torch map: a CPU tensor of the map's dtype (its shape is checked where it is read)."""
     if not _is_tensor(grad_output):
         raise TypeError("%s must be a torch tensor, as the map is; got %s" % (what, type(grad_output).__name__))
     if grad_output.device.type != "cpu":
@@ -926,14 +913,14 @@ def _multi_scale_call(grad_output, features, boxes, output_size, spatial_scales,
                       canonical_level=int(canonical_level), layout=layout)
         if not backward:
             return _call_op(ops.multi_scale_roi_align, *args, **kwargs)
-        _op_grad_output(grad_output, maps[0].dtype)
+        _check_grad_tensor(grad_output, maps[0].dtype)
         return list(_call_op(ops.multi_scale_roi_align_backward, grad_output, *args, **kwargs))
     rois, batch_indices = _boxes(boxes)
     memories = [m.memory for m in maps]
     if backward:
         if out is not None and (not isinstance(out, (list, tuple)) or len(out) != len(maps)):
             raise TypeError("out must be a list of one array per level (%d); got %r" % (len(maps), type(out).__name__))
-        dy = _grad_output_memory(grad_output, maps[0].kind, layout)
+        dy = _grad_output_memory(grad_output, maps[0].kind, layout, maps[0].dtype)
         results = [_grad_result(None if out is None else out[i], m, layout, m.dtype) for i, m in enumerate(maps)]
         kernel.run_backward(dy, memories, rois, batch_indices, level_array, [r[1] for r in results],
                             int(num_threads), channels)
