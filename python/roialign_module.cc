@@ -222,11 +222,13 @@ int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& b
   return k;
 }
 
-// The one check of out: the kernel's dtype, and the shape of k results of c channels in its layout.
-void CheckOut(const OutputArray& output, const roialign::Params& p, int64_t k, int64_t c) {
+// The one check of a result-shaped array (out, or grad_output): the kernel's dtype, and the shape of k results of c
+// channels in its layout.
+template <typename Array>
+void CheckOut(const Array& output, const roialign::Params& p, int64_t k, int64_t c, const char* what = "out") {
   if (!Matches(output.dtype(), p.dtype)) {
-    throw nb::type_error(("out has dtype " + DTypeName(output.dtype()) + "; this kernel writes " +
-                          PythonDTypeName(p.dtype))
+    throw nb::type_error((std::string(what) + " has dtype " + DTypeName(output.dtype()) + "; this kernel " +
+                          (std::string(what) == "out" ? "writes " : "takes ") + PythonDTypeName(p.dtype))
                              .c_str());
   }
   const bool nhwc = p.layout == roialign::Layout::kNHWC;
@@ -236,7 +238,7 @@ void CheckOut(const OutputArray& output, const roialign::Params& p, int64_t k, i
       : nhwc ? std::vector<int64_t>{k, p.pooled_height, p.pooled_width, c}
              : std::vector<int64_t>{k, c, p.pooled_height, p.pooled_width};
   if (ShapeOf(output) != out_shape) {
-    throw nb::value_error(("out has shape " + ShapeString(ShapeOf(output)) + "; expected " +
+    throw nb::value_error((std::string(what) + " has shape " + ShapeString(ShapeOf(output)) + "; expected " +
                            ShapeString(out_shape) + " (" +
                            (b ? "K, ceil(C/b), PH, PW, b" : nhwc ? "K, PH, PW, C" : "K, C, PH, PW") + ")")
                               .c_str());
@@ -277,9 +279,65 @@ void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArra
   Check(status);
 }
 
+// The one check of a map's gradient (grad_input): the map's dtype and shape, apart from everything the kernel reads.
+template <typename Map>
+void CheckGradInput(const OutputArray& grad_input, const Map& map, const roialign::Params& p, const std::string& what) {
+  if (!Matches(grad_input.dtype(), p.dtype)) {
+    throw nb::type_error((what + " has dtype " + DTypeName(grad_input.dtype()) + "; this kernel writes " +
+                          PythonDTypeName(p.dtype))
+                             .c_str());
+  }
+  if (ShapeOf(grad_input) != ShapeOf(map)) {
+    throw nb::value_error((what + " has shape " + ShapeString(ShapeOf(grad_input)) + "; expected the map's, " +
+                           ShapeString(ShapeOf(map)))
+                              .c_str());
+  }
+}
+
+void RequireBackward(const roialign::Params& p) {
+  if (!p.backward) throw nb::value_error("this kernel was selected without backward=True; it runs the forward only");
+}
+
+// dX from dY (roialign::Kernel::RunBackward): the forward's input and boxes, grad_output shaped like the forward's
+// out, grad_input like the input.
+void RunBackward(const roialign::Kernel& kernel, const InputArray& grad_output, const InputArray& input,
+                 const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices,
+                 const OutputArray& grad_input, int32_t num_threads, std::optional<int64_t> channels) {
+  const roialign::Params& p = kernel.params();
+  RequireBackward(p);
+  if (!Matches(input.dtype(), p.dtype)) {
+    throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " +
+                          PythonDTypeName(p.dtype))
+                             .c_str());
+  }
+  const MapExtents e = CheckMap(ShapeOf(input), p.layout, channels, "input");
+  const int64_t k = CheckRois(rois, batch_indices);
+  CheckOut(grad_output, p, k, e.c, "grad_output");
+  CheckGradInput(grad_input, input, p, "out");
+  if (Overlap(grad_input, grad_output) || Overlap(grad_input, input) || Overlap(grad_input, rois) ||
+      (batch_indices && Overlap(grad_input, *batch_indices))) {
+    throw nb::value_error("out overlaps grad_output, the input, the rois or the batch indices");
+  }
+  roialign::Inputs in;
+  in.input = input.data();
+  in.batch = e.n;
+  in.channels = e.c;
+  in.height = e.h;
+  in.width = e.w;
+  in.rois = rois.data();
+  in.batch_indices = batch_indices ? batch_indices->data() : nullptr;
+  in.num_rois = k;
+  roialign::Status status;
+  {
+    nb::gil_scoped_release release;
+    status = kernel.RunBackward(in, grad_output.data(), grad_input.data(), num_threads);
+  }
+  Check(status);
+}
+
 roialign::Kernel Select(const std::string& target, int64_t pooled_height, int64_t pooled_width,
                         float spatial_scale, int32_t sampling_ratio, int coordinate_mode, int pool_mode, int layout,
-                        int dtype) {
+                        int dtype, bool backward) {
   roialign::Params p;
   p.pooled_height = pooled_height;
   p.pooled_width = pooled_width;
@@ -290,6 +348,7 @@ roialign::Kernel Select(const std::string& target, int64_t pooled_height, int64_
   p.pool_mode = static_cast<roialign::PoolMode>(pool_mode);
   p.layout = static_cast<roialign::Layout>(layout);
   p.dtype = static_cast<roialign::DType>(dtype);
+  p.backward = backward;
   const roialign::SelectResult selected = roialign::Select(target, p);
   Check(selected.status());
   return selected.value();
@@ -297,15 +356,17 @@ roialign::Kernel Select(const std::string& target, int64_t pooled_height, int64_
 
 using LevelArray = nb::ndarray<const int32_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
 
-// Multi-level: one map per level, all in the kernel's dtype and layout with the same N and C.
-void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<InputArray>& maps,
-                   const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices,
-                   const std::optional<LevelArray>& levels, const OutputArray& output, int32_t num_threads,
-                   std::optional<int64_t> channels) {
-  const roialign::Params& p = kernel.params().params;
+// Multi-level: one map per level, all in the kernel's dtype and layout with the same N and C. Checks the maps, boxes and
+// levels, and fills `in` (which points into `level_maps`); returns K and C.
+std::pair<int64_t, int64_t> MultiLevelInputsOf(const roialign::Params& p, const std::vector<InputArray>& maps,
+                                               const RoisArray& rois,
+                                               const std::optional<BatchIndexArray>& batch_indices,
+                                               const std::optional<LevelArray>& levels,
+                                               std::optional<int64_t> channels,
+                                               std::vector<roialign::LevelMap>* level_maps,
+                                               roialign::MultiLevelInputs* in) {
   const char* want = PythonDTypeName(p.dtype);
   if (maps.empty()) throw nb::value_error("features is empty");
-  std::vector<roialign::LevelMap> level_maps;
   int64_t n = 0, c = 0;
   for (size_t l = 0; l < maps.size(); ++l) {
     if (!Matches(maps[l].dtype(), p.dtype)) {
@@ -322,30 +383,42 @@ void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<I
                              std::to_string(lc) + " channels; features[0] has " + std::to_string(n) + " and " +
                              std::to_string(c) + " (levels share them)").c_str());
     }
-    if (Overlap(output, maps[l])) {
-      throw nb::value_error(("out overlaps features[" + std::to_string(l) + "]").c_str());
-    }
-    level_maps.push_back({maps[l].data(), e.h, e.w});
+    level_maps->push_back({maps[l].data(), e.h, e.w});
   }
   const int64_t k = CheckRois(rois, batch_indices);
   if (levels && static_cast<int64_t>(levels->shape(0)) != k) {
     throw nb::value_error(("levels holds " + std::to_string(levels->shape(0)) + " values for " + std::to_string(k) +
                            " rois").c_str());
   }
+  in->maps = level_maps->data();
+  in->num_maps = static_cast<int32_t>(level_maps->size());
+  in->batch = n;
+  in->channels = c;
+  in->rois = rois.data();
+  in->batch_indices = batch_indices ? batch_indices->data() : nullptr;
+  in->levels = levels ? levels->data() : nullptr;
+  in->num_rois = k;
+  return {k, c};
+}
+
+void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<InputArray>& maps,
+                   const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices,
+                   const std::optional<LevelArray>& levels, const OutputArray& output, int32_t num_threads,
+                   std::optional<int64_t> channels) {
+  const roialign::Params& p = kernel.params().params;
+  std::vector<roialign::LevelMap> level_maps;
+  roialign::MultiLevelInputs in;
+  const auto [k, c] = MultiLevelInputsOf(p, maps, rois, batch_indices, levels, channels, &level_maps, &in);
+  for (size_t l = 0; l < maps.size(); ++l) {
+    if (Overlap(output, maps[l])) {
+      throw nb::value_error(("out overlaps features[" + std::to_string(l) + "]").c_str());
+    }
+  }
   CheckOut(output, p, k, c);
   if (Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices)) ||
       (levels && Overlap(output, *levels))) {
     throw nb::value_error("out overlaps the rois, the batch indices or the levels");
   }
-  roialign::MultiLevelInputs in;
-  in.maps = level_maps.data();
-  in.num_maps = static_cast<int32_t>(level_maps.size());
-  in.batch = n;
-  in.channels = c;
-  in.rois = rois.data();
-  in.batch_indices = batch_indices ? batch_indices->data() : nullptr;
-  in.levels = levels ? levels->data() : nullptr;
-  in.num_rois = k;
   roialign::Status status;
   {
     nb::gil_scoped_release release;
@@ -354,10 +427,52 @@ void RunMultiLevel(const roialign::MultiLevelKernel& kernel, const std::vector<I
   Check(status);
 }
 
+// Each level's dX from dY (roialign::MultiLevelKernel::RunBackward): grad_inputs[l] shaped like maps[l].
+void RunMultiLevelBackward(const roialign::MultiLevelKernel& kernel, const InputArray& grad_output,
+                           const std::vector<InputArray>& maps, const RoisArray& rois,
+                           const std::optional<BatchIndexArray>& batch_indices,
+                           const std::optional<LevelArray>& levels, const std::vector<OutputArray>& grad_inputs,
+                           int32_t num_threads, std::optional<int64_t> channels) {
+  const roialign::Params& p = kernel.params().params;
+  RequireBackward(p);
+  std::vector<roialign::LevelMap> level_maps;
+  roialign::MultiLevelInputs in;
+  const auto [k, c] = MultiLevelInputsOf(p, maps, rois, batch_indices, levels, channels, &level_maps, &in);
+  CheckOut(grad_output, p, k, c, "grad_output");
+  if (grad_inputs.size() != maps.size()) {
+    throw nb::value_error(("out holds " + std::to_string(grad_inputs.size()) + " arrays for " +
+                           std::to_string(maps.size()) + " levels")
+                              .c_str());
+  }
+  std::vector<void*> dx;
+  for (size_t l = 0; l < maps.size(); ++l) {
+    const std::string what = "out[" + std::to_string(l) + "]";
+    CheckGradInput(grad_inputs[l], maps[l], p, what);
+    bool overlaps = Overlap(grad_inputs[l], grad_output) || Overlap(grad_inputs[l], rois) ||
+                    (batch_indices && Overlap(grad_inputs[l], *batch_indices)) ||
+                    (levels && Overlap(grad_inputs[l], *levels));
+    for (size_t j = 0; j < maps.size(); ++j) {
+      overlaps = overlaps || Overlap(grad_inputs[l], maps[j]) || (j != l && Overlap(grad_inputs[l], grad_inputs[j]));
+    }
+    if (overlaps) {
+      throw nb::value_error((what + " overlaps grad_output, a map, another level's gradient, the rois, the batch "
+                             "indices or the levels")
+                                .c_str());
+    }
+    dx.push_back(grad_inputs[l].data());
+  }
+  roialign::Status status;
+  {
+    nb::gil_scoped_release release;
+    status = kernel.RunBackward(in, grad_output.data(), dx.data(), num_threads);
+  }
+  Check(status);
+}
+
 roialign::MultiLevelKernel SelectMultiLevel(const std::string& target, int64_t pooled_height, int64_t pooled_width,
                                             const std::vector<float>& scales, int32_t sampling_ratio,
                                             int coordinate_mode, int pool_mode, int layout, int dtype, int level_rule,
-                                            float canonical_size, int32_t canonical_level) {
+                                            float canonical_size, int32_t canonical_level, bool backward) {
   roialign::MultiLevelParams mp;
   mp.params.pooled_height = pooled_height;
   mp.params.pooled_width = pooled_width;
@@ -366,6 +481,7 @@ roialign::MultiLevelKernel SelectMultiLevel(const std::string& target, int64_t p
   mp.params.pool_mode = static_cast<roialign::PoolMode>(pool_mode);
   mp.params.layout = static_cast<roialign::Layout>(layout);
   mp.params.dtype = static_cast<roialign::DType>(dtype);
+  mp.params.backward = backward;
   mp.scales = scales;
   mp.level_rule = static_cast<roialign::LevelRule>(level_rule);
   mp.canonical_size = canonical_size;
@@ -461,12 +577,18 @@ NB_MODULE(_roialign, m) {
       .def_prop_ro("pool_mode", [](const roialign::Kernel& k) { return static_cast<int>(k.params().pool_mode); })
       .def_prop_ro("layout", [](const roialign::Kernel& k) { return static_cast<int>(k.params().layout); })
       .def_prop_ro("dtype", [](const roialign::Kernel& k) { return static_cast<int>(k.params().dtype); })
+      .def_prop_ro("backward", [](const roialign::Kernel& k) { return k.params().backward; })
       .def("run", &Run, nb::arg("input").noconvert(), nb::arg("rois").noconvert(),
            nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(), nb::arg("num_threads"),
            nb::arg("channels").none() = nb::none(),
            "Runs on dense arrays in memory order (input [N,C,H,W], [N,H,W,C] or [N,ceil(C/b),H,W,b]; out "
            "[K,C,PH,PW], [K,PH,PW,C] or [K,ceil(C/b),PH,PW,b]); rois float32 [K,5], or [K,4] with int64 "
-           "batch_indices; channels: the logical C (None: from the shape). Releases the GIL while the kernel runs.");
+           "batch_indices; channels: the logical C (None: from the shape). Releases the GIL while the kernel runs.")
+      .def("run_backward", &RunBackward, nb::arg("grad_output").noconvert(), nb::arg("input").noconvert(),
+           nb::arg("rois").noconvert(), nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(),
+           nb::arg("num_threads"), nb::arg("channels").none() = nb::none(),
+           "The backward on dense arrays in memory order: out (dX) shaped like input, grad_output (dY) like run's "
+           "out; the kernel must have been selected with backward=True. Releases the GIL while the kernel runs.");
 
   nb::class_<roialign::MultiLevelKernel>(m, "MultiLevelKernel", "roialign::MultiLevelKernel: immutable, thread-safe.")
       .def_prop_ro("name", [](const roialign::MultiLevelKernel& k) { return k.name(); })
@@ -475,14 +597,21 @@ NB_MODULE(_roialign, m) {
            nb::arg("out").noconvert(), nb::arg("num_threads"), nb::arg("channels").none() = nb::none(),
            "Runs on dense arrays in memory order: one map per level, rois float32 [K,5] or [K,4] with int64 "
            "batch_indices, int32 levels for the rule 'given', channels as for Kernel.run. Releases the GIL while "
-           "the kernel runs.");
+           "the kernel runs.")
+      .def_prop_ro("backward", [](const roialign::MultiLevelKernel& k) { return k.params().params.backward; })
+      .def("run_backward", &RunMultiLevelBackward, nb::arg("grad_output").noconvert(), nb::arg("maps"),
+           nb::arg("rois").noconvert(), nb::arg("batch_indices").noconvert().none(),
+           nb::arg("levels").noconvert().none(), nb::arg("out"), nb::arg("num_threads"),
+           nb::arg("channels").none() = nb::none(),
+           "The backward on dense arrays in memory order: out holds one dX per level, shaped like its map; the "
+           "kernel must have been selected with backward=True. Releases the GIL while the kernel runs.");
   m.def("select_multi_level", &SelectMultiLevel, nb::arg("target"), nb::arg("pooled_height"),
         nb::arg("pooled_width"), nb::arg("scales"), nb::arg("sampling_ratio"), nb::arg("coordinate_mode"),
         nb::arg("pool_mode"), nb::arg("layout"), nb::arg("dtype"), nb::arg("level_rule"), nb::arg("canonical_size"),
-        nb::arg("canonical_level"), "roialign::SelectMultiLevel; raises on refusal.");
+        nb::arg("canonical_level"), nb::arg("backward") = false, "roialign::SelectMultiLevel; raises on refusal.");
   m.def("select", &Select, nb::arg("target"), nb::arg("pooled_height"), nb::arg("pooled_width"),
         nb::arg("spatial_scale"), nb::arg("sampling_ratio"), nb::arg("coordinate_mode"), nb::arg("pool_mode"),
-        nb::arg("layout"), nb::arg("dtype"), "roialign::Select; raises on refusal.");
+        nb::arg("layout"), nb::arg("dtype"), nb::arg("backward") = false, "roialign::Select; raises on refusal.");
   m.def("query_target", &QueryTarget, nb::arg("target"), "roialign::QueryTarget, as enum values.");
   m.def("known_targets", &roialign::KnownTargets, "roialign::KnownTargets.");
   m.def("implementation_names", &roialign::ImplementationNames, nb::arg("target"),

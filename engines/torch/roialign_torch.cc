@@ -2,11 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // roialign's kernels as PyTorch operators, torch.ops.roialign.roi_align and torch.ops.roialign.multi_scale_roi_align
 // (docs/torch.md). Registered with the dispatcher, so that TorchScript can script, trace, save and load them and
-// LibTorch programs can call them; CPU kernels on roialign's C API, run on torch's intra-op threads; a Meta kernel
-// for shapes without data; an Autograd kernel that refuses to silently drop a gradient.
+// LibTorch programs can call them; CPU kernels on roialign's C API, run on torch's intra-op threads; Meta kernels
+// for shapes without data; and the backward ops roialign::roi_align_backward and
+// roialign::multi_scale_roi_align_backward, which the Autograd kernels (torch::autograd::Function) call.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/autograd.h>
 #include <torch/library.h>
 #include <torch/version.h>
 
@@ -170,29 +172,89 @@ at::Tensor EmptyResult(const at::Tensor& like, int64_t k, int64_t c, int64_t ph,
 
 // ---- roi_align ----
 
+// One single-level call's data as the kernel reads it; the dense tensors live as long as the call.
+struct SingleLevelCall {
+  at::Tensor map, boxes;
+  roialign_params params;
+  roialign_inputs inputs;
+};
+
+SingleLevelCall SingleLevelCallOf(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+                                  int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                                  c10::string_view layout, c10::string_view pool_mode,
+                                  const c10::optional<c10::string_view>& coordinate_mode) {
+  SingleLevelCall call;
+  call.map = DenseMap(input, layout, "input");
+  call.boxes = DenseRois(rois);
+  call.params = ParamsOf(DTypeOf(call.map, "input"), spatial_scale, pooled_height, pooled_width, sampling_ratio,
+                         aligned, layout, pool_mode, coordinate_mode);
+  roialign_inputs_init(&call.inputs);
+  call.inputs.batch = call.map.size(0);
+  call.inputs.channels = call.map.size(1);
+  call.inputs.maps[0] = {call.map.data_ptr(), call.map.size(2), call.map.size(3), {0, 0, 0, 0}};
+  call.inputs.rois = call.boxes.data_ptr<float>();
+  call.inputs.num_rois = call.boxes.size(0);
+  return call;
+}
+
 at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
                        int64_t pooled_width, int64_t sampling_ratio, bool aligned, c10::string_view layout,
                        c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
-  const at::Tensor map = DenseMap(input, layout, "input");
-  const at::Tensor boxes = DenseRois(rois);
-  const roialign_params p = ParamsOf(DTypeOf(map, "input"), spatial_scale, pooled_height, pooled_width, sampling_ratio,
-                                     aligned, layout, pool_mode, coordinate_mode);
-  const roialign_kernel& kernel = CachedKernel(p, &roialign_select);
-  at::Tensor out = EmptyResult(map, boxes.size(0), map.size(1), pooled_height, pooled_width, layout);
+  const SingleLevelCall call = SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width,
+                                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode);
+  const roialign_kernel& kernel = CachedKernel(call.params, &roialign_select);
+  at::Tensor out = EmptyResult(call.map, call.boxes.size(0), call.map.size(1), pooled_height, pooled_width, layout);
   const roialign_threadpool pool = TorchPool();
-  roialign_inputs in;
-  roialign_inputs_init(&in);
-  in.batch = map.size(0);
-  in.channels = map.size(1);
-  in.maps[0] = {map.data_ptr(), map.size(2), map.size(3), {0, 0, 0, 0}};
-  in.rois = boxes.data_ptr<float>();
-  in.num_rois = boxes.size(0);
   roialign_options options;
   roialign_options_init(&options);
   options.threadpool = &pool;
-  const roialign_status s = roialign_run(&kernel, &in, out.data_ptr(), &options);
+  const roialign_status s = roialign_run(&kernel, &call.inputs, out.data_ptr(), &options);
   TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
   return out;
+}
+
+// dY as the backward kernel reads it: the forward's result shape [K, C, PH, PW] and the map's dtype, dense in the
+// layout's memory order. Autograd hands over gradients of any strides (an expanded one from .sum()).
+at::Tensor DenseGrad(const at::Tensor& grad, const at::Tensor& map, int64_t k, int64_t pooled_height,
+                     int64_t pooled_width, c10::string_view layout) {
+  TORCH_CHECK(grad.device().is_cpu(), "roialign: grad is on ", grad.device(), "; roialign runs on the CPU");
+  TORCH_CHECK(grad.dim() == 4 && grad.size(0) == k && grad.size(1) == map.size(1) && grad.size(2) == pooled_height &&
+                  grad.size(3) == pooled_width,
+              "roialign: grad has shape ", grad.sizes(), "; the forward's result is [", k, ", ", map.size(1), ", ",
+              pooled_height, ", ", pooled_width, "]");
+  TORCH_CHECK(grad.scalar_type() == map.scalar_type(), "roialign: grad has dtype ", grad.scalar_type(),
+              ", the map ", map.scalar_type(), "; the gradient has the forward result's dtype");
+  return grad.contiguous(FormatOf(layout));
+}
+
+// A gradient of a map: its shape and dtype, dense in the layout's memory order. The kernel writes every element.
+at::Tensor EmptyGradOf(const at::Tensor& map, c10::string_view layout) {
+  return at::empty(map.sizes(), map.options(), FormatOf(layout));
+}
+
+// The backward params: the forward's, for a kernel that also runs the backward.
+template <typename Params>
+Params WithBackward(Params p) {
+  p.flags |= ROIALIGN_PARAMS_BACKWARD;
+  return p;
+}
+
+at::Tensor RoiAlignBackwardCpu(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                               double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                               int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                               c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+  const SingleLevelCall call = SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width,
+                                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode);
+  const at::Tensor dy = DenseGrad(grad, call.map, call.boxes.size(0), pooled_height, pooled_width, layout);
+  const roialign_kernel& kernel = CachedKernel(WithBackward(call.params), &roialign_select);
+  at::Tensor dx = EmptyGradOf(call.map, layout);
+  const roialign_threadpool pool = TorchPool();
+  roialign_options options;
+  roialign_options_init(&options);
+  options.threadpool = &pool;
+  const roialign_status s = roialign_run_backward(&kernel, &call.inputs, dy.data_ptr(), dx.data_ptr(), &options);
+  TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
+  return dx;
 }
 
 // A result's shape without data, in symbolic sizes where the inputs have them: the Meta kernels serve torch's fake
@@ -212,6 +274,23 @@ at::Tensor RoiAlignMeta(const at::Tensor& input, const at::Tensor& rois, double 
               rois.sym_sizes());
   DTypeOf(input, "input");
   return EmptyMetaResult(input, rois.sym_size(0), input.sym_size(1), pooled_height, pooled_width, layout);
+}
+
+// dX's shape without data: the map's, in the layout's memory format.
+at::Tensor EmptyMetaGrad(const at::Tensor& map, c10::string_view layout) {
+  return at::empty_symint(map.sym_sizes(), map.options(), FormatOf(layout));
+}
+
+at::Tensor RoiAlignBackwardMeta(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                                double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                                int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                                c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+  RoiAlignMeta(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout, pool_mode,
+               coordinate_mode);
+  TORCH_CHECK(grad.dim() == 4, "roialign: grad must be 4-D [K, C, PH, PW]; got shape ", grad.sym_sizes());
+  TORCH_CHECK(grad.scalar_type() == input.scalar_type(), "roialign: grad has dtype ", grad.scalar_type(),
+              ", the map ", input.scalar_type(), "; the gradient has the forward result's dtype");
+  return EmptyMetaGrad(input, layout);
 }
 
 // ---- multi_scale_roi_align ----
@@ -252,15 +331,23 @@ MultiLevelRequest MultiLevelParamsOf(const at::TensorList& features, at::ArrayRe
   return r;
 }
 
-at::Tensor MultiScaleRoiAlignCpu(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
-                                 int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
-                                 c10::string_view level_rule, double canonical_size, int64_t canonical_level,
-                                 c10::string_view layout) {
-  const MultiLevelRequest mp = MultiLevelParamsOf(features, scales, pooled_height, pooled_width,
-                                                            sampling_ratio, aligned, level_rule, canonical_size,
-                                                            canonical_level, layout);
+// One multi-level call's data as the kernel reads it; the dense tensors live as long as the call.
+struct MultiLevelCall {
   std::vector<at::Tensor> maps;
-  roialign_inputs in;
+  at::Tensor boxes;
+  MultiLevelRequest request;
+  roialign_inputs inputs;
+};
+
+MultiLevelCall MultiLevelCallOf(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
+                                int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                                c10::string_view level_rule, double canonical_size, int64_t canonical_level,
+                                c10::string_view layout) {
+  MultiLevelCall call;
+  call.request = MultiLevelParamsOf(features, scales, pooled_height, pooled_width, sampling_ratio, aligned, level_rule,
+                                    canonical_size, canonical_level, layout);
+  std::vector<at::Tensor>& maps = call.maps;
+  roialign_inputs& in = call.inputs;
   roialign_inputs_init(&in);
   for (size_t l = 0; l < features.size(); ++l) {
     const std::string what = "features[" + std::to_string(l) + "]";
@@ -272,21 +359,58 @@ at::Tensor MultiScaleRoiAlignCpu(at::TensorList features, const at::Tensor& rois
                 maps[0].size(0), ", ", maps[0].size(1), ")");
     in.maps[l] = {maps[l].data_ptr(), maps[l].size(2), maps[l].size(3), {0, 0, 0, 0}};
   }
-  const at::Tensor boxes = DenseRois(rois);
-  const roialign_multi_level_kernel& kernel = CachedKernel(mp, &SelectMultiLevel);
-  at::Tensor out = EmptyResult(maps[0], boxes.size(0), maps[0].size(1), pooled_height, pooled_width, layout);
-  const roialign_threadpool pool = TorchPool();
+  call.boxes = DenseRois(rois);
   in.num_maps = static_cast<int32_t>(features.size());
   in.batch = maps[0].size(0);
   in.channels = maps[0].size(1);
-  in.rois = boxes.data_ptr<float>();
-  in.num_rois = boxes.size(0);
+  in.rois = call.boxes.data_ptr<float>();
+  in.num_rois = call.boxes.size(0);
+  return call;
+}
+
+at::Tensor MultiScaleRoiAlignCpu(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
+                                 int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                                 c10::string_view level_rule, double canonical_size, int64_t canonical_level,
+                                 c10::string_view layout) {
+  const MultiLevelCall call = MultiLevelCallOf(features, rois, scales, pooled_height, pooled_width, sampling_ratio,
+                                               aligned, level_rule, canonical_size, canonical_level, layout);
+  const roialign_multi_level_kernel& kernel = CachedKernel(call.request, &SelectMultiLevel);
+  at::Tensor out =
+      EmptyResult(call.maps[0], call.boxes.size(0), call.maps[0].size(1), pooled_height, pooled_width, layout);
+  const roialign_threadpool pool = TorchPool();
   roialign_options options;
   roialign_options_init(&options);
   options.threadpool = &pool;
-  const roialign_status s = roialign_multi_level_run(&kernel, &in, out.data_ptr(), &options);
+  const roialign_status s = roialign_multi_level_run(&kernel, &call.inputs, out.data_ptr(), &options);
   TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
   return out;
+}
+
+std::vector<at::Tensor> MultiScaleRoiAlignBackwardCpu(const at::Tensor& grad, at::TensorList features,
+                                                      const at::Tensor& rois, at::ArrayRef<double> scales,
+                                                      int64_t pooled_height, int64_t pooled_width,
+                                                      int64_t sampling_ratio, bool aligned,
+                                                      c10::string_view level_rule, double canonical_size,
+                                                      int64_t canonical_level, c10::string_view layout) {
+  MultiLevelCall call = MultiLevelCallOf(features, rois, scales, pooled_height, pooled_width, sampling_ratio, aligned,
+                                         level_rule, canonical_size, canonical_level, layout);
+  call.request.params = WithBackward(call.request.params);
+  const at::Tensor dy = DenseGrad(grad, call.maps[0], call.boxes.size(0), pooled_height, pooled_width, layout);
+  const roialign_multi_level_kernel& kernel = CachedKernel(call.request, &SelectMultiLevel);
+  std::vector<at::Tensor> dx;
+  std::vector<void*> dx_data;
+  for (const at::Tensor& map : call.maps) {
+    dx.push_back(EmptyGradOf(map, layout));
+    dx_data.push_back(dx.back().data_ptr());
+  }
+  const roialign_threadpool pool = TorchPool();
+  roialign_options options;
+  roialign_options_init(&options);
+  options.threadpool = &pool;
+  const roialign_status s =
+      roialign_multi_level_run_backward(&kernel, &call.inputs, dy.data_ptr(), dx_data.data(), &options);
+  TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
+  return dx;
 }
 
 at::Tensor MultiScaleRoiAlignMeta(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
@@ -304,40 +428,225 @@ at::Tensor MultiScaleRoiAlignMeta(at::TensorList features, const at::Tensor& roi
                          layout);
 }
 
-// ---- Autograd: forward-only, said out loud ----
-
-void RefuseGradient(bool requires_grad, const char* op) {
-  TORCH_CHECK(!(requires_grad && at::GradMode::is_enabled()), "roialign is forward-only: ", op,
-              " has no backward, and an input requires grad. Run it under torch.no_grad() or "
-              "torch.inference_mode() (inference), detach the inputs, or use torchvision.ops for training.");
+std::vector<at::Tensor> MultiScaleRoiAlignBackwardMeta(const at::Tensor& grad, at::TensorList features,
+                                                       const at::Tensor& rois, at::ArrayRef<double> scales,
+                                                       int64_t pooled_height, int64_t pooled_width,
+                                                       int64_t sampling_ratio, bool aligned,
+                                                       c10::string_view level_rule, double canonical_size,
+                                                       int64_t canonical_level, c10::string_view layout) {
+  MultiScaleRoiAlignMeta(features, rois, scales, pooled_height, pooled_width, sampling_ratio, aligned, level_rule,
+                         canonical_size, canonical_level, layout);
+  TORCH_CHECK(grad.dim() == 4, "roialign: grad must be 4-D [K, C, PH, PW]; got shape ", grad.sym_sizes());
+  std::vector<at::Tensor> dx;
+  for (const at::Tensor& f : features) {
+    TORCH_CHECK(f.dim() == 4, "roialign: every level must be 4-D [N, C, H, W]; got ", f.sym_sizes());
+    dx.push_back(EmptyMetaGrad(f, layout));
+  }
+  return dx;
 }
+
+// ---- Autograd ----
+// The forward saves the maps and the RoIs (the MAX modes find each bin's argmax in the map again; AVG reads the map's
+// shape); the RoIs get no gradient, as in torchvision. The backward calls the backward op through the dispatcher,
+// whose own Autograd kernel refuses a double backward, as torchvision's does.
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// The call's string attributes, kept for the backward ("" for an absent coordinate_mode: no mode is named "").
+std::string Saved(c10::string_view s) { return std::string(s.data(), s.size()); }
+c10::optional<c10::string_view> OptionalView(const std::string& s) {
+  return s.empty() ? c10::nullopt : c10::optional<c10::string_view>(s);
+}
+
+[[noreturn]] void RefuseDoubleBackward(const char* op) {
+  TORCH_CHECK(false, "roialign: double backwards on ", op,
+              " not supported: its backward has no backward (create_graph=True, or torch.autograd.grad of a gradient)");
+}
+
+const auto& RoiAlignOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("roialign::roi_align", "")
+                             .typed<decltype(RoiAlignCpu)>();
+  return op;
+}
+
+const auto& RoiAlignBackwardOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("roialign::roi_align_backward", "")
+                             .typed<decltype(RoiAlignBackwardCpu)>();
+  return op;
+}
+
+const auto& MultiScaleRoiAlignOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("roialign::multi_scale_roi_align", "")
+                             .typed<decltype(MultiScaleRoiAlignCpu)>();
+  return op;
+}
+
+const auto& MultiScaleRoiAlignBackwardOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("roialign::multi_scale_roi_align_backward", "")
+                             .typed<decltype(MultiScaleRoiAlignBackwardCpu)>();
+  return op;
+}
+
+class RoiAlignFunction : public torch::autograd::Function<RoiAlignFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& rois,
+                            double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                            bool aligned, c10::string_view layout, c10::string_view pool_mode,
+                            c10::optional<c10::string_view> coordinate_mode) {
+    ctx->saved_data["spatial_scale"] = spatial_scale;
+    ctx->saved_data["pooled_height"] = pooled_height;
+    ctx->saved_data["pooled_width"] = pooled_width;
+    ctx->saved_data["sampling_ratio"] = sampling_ratio;
+    ctx->saved_data["aligned"] = aligned;
+    ctx->saved_data["layout"] = Saved(layout);
+    ctx->saved_data["pool_mode"] = Saved(pool_mode);
+    ctx->saved_data["coordinate_mode"] = coordinate_mode ? Saved(*coordinate_mode) : std::string();
+    ctx->save_for_backward({input, rois});
+    at::AutoDispatchBelowADInplaceOrView below;
+    return RoiAlignOp().call(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout,
+                             pool_mode, coordinate_mode);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const variable_list saved = ctx->get_saved_variables();
+    at::Tensor grad_input;
+    if (ctx->needs_input_grad(0)) {
+      const std::string layout = ctx->saved_data["layout"].toStringRef();
+      const std::string pool_mode = ctx->saved_data["pool_mode"].toStringRef();
+      const std::string coordinate_mode = ctx->saved_data["coordinate_mode"].toStringRef();
+      grad_input = RoiAlignBackwardOp().call(
+          grad_outputs[0], saved[0], saved[1], ctx->saved_data["spatial_scale"].toDouble(),
+          ctx->saved_data["pooled_height"].toInt(), ctx->saved_data["pooled_width"].toInt(),
+          ctx->saved_data["sampling_ratio"].toInt(), ctx->saved_data["aligned"].toBool(), layout, pool_mode,
+          OptionalView(coordinate_mode));
+    }
+    // One entry per argument of forward: input, rois (no gradient), then the attributes.
+    variable_list grads(10);
+    grads[0] = grad_input;
+    return grads;
+  }
+};
+
+// The backward op under autograd: a node whose own backward refuses.
+class RoiAlignBackwardFunction : public torch::autograd::Function<RoiAlignBackwardFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* /*ctx*/, const at::Tensor& grad, const at::Tensor& input,
+                            const at::Tensor& rois, double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                            int64_t sampling_ratio, bool aligned, c10::string_view layout, c10::string_view pool_mode,
+                            c10::optional<c10::string_view> coordinate_mode) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return RoiAlignBackwardOp().call(grad, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio,
+                                     aligned, layout, pool_mode, coordinate_mode);
+  }
+  static variable_list backward(AutogradContext* /*ctx*/, variable_list /*grad_outputs*/) {
+    RefuseDoubleBackward("roialign::roi_align");
+  }
+};
+
+class MultiScaleRoiAlignFunction : public torch::autograd::Function<MultiScaleRoiAlignFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, at::TensorList features, const at::Tensor& rois,
+                            at::ArrayRef<double> scales, int64_t pooled_height, int64_t pooled_width,
+                            int64_t sampling_ratio, bool aligned, c10::string_view level_rule, double canonical_size,
+                            int64_t canonical_level, c10::string_view layout) {
+    ctx->saved_data["scales"] = scales.vec();
+    ctx->saved_data["pooled_height"] = pooled_height;
+    ctx->saved_data["pooled_width"] = pooled_width;
+    ctx->saved_data["sampling_ratio"] = sampling_ratio;
+    ctx->saved_data["aligned"] = aligned;
+    ctx->saved_data["level_rule"] = Saved(level_rule);
+    ctx->saved_data["canonical_size"] = canonical_size;
+    ctx->saved_data["canonical_level"] = canonical_level;
+    ctx->saved_data["layout"] = Saved(layout);
+    variable_list to_save(features.begin(), features.end());
+    to_save.push_back(rois);
+    ctx->save_for_backward(to_save);
+    at::AutoDispatchBelowADInplaceOrView below;
+    return MultiScaleRoiAlignOp().call(features, rois, scales, pooled_height, pooled_width, sampling_ratio, aligned,
+                                       level_rule, canonical_size, canonical_level, layout);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    variable_list saved = ctx->get_saved_variables();
+    const at::Tensor rois = saved.back();
+    saved.pop_back();
+    const size_t levels = saved.size();
+    bool any = false;
+    for (size_t l = 0; l < levels; ++l) any = any || ctx->needs_input_grad(l);
+    // One entry per level, then rois (no gradient) and the nine attributes.
+    variable_list grads(levels + 10);
+    if (any) {
+      const std::vector<double> scales = ctx->saved_data["scales"].toDoubleVector();
+      const std::string level_rule = ctx->saved_data["level_rule"].toStringRef();
+      const std::string layout = ctx->saved_data["layout"].toStringRef();
+      const std::vector<at::Tensor> dx = MultiScaleRoiAlignBackwardOp().call(
+          grad_outputs[0], saved, rois, scales, ctx->saved_data["pooled_height"].toInt(),
+          ctx->saved_data["pooled_width"].toInt(), ctx->saved_data["sampling_ratio"].toInt(),
+          ctx->saved_data["aligned"].toBool(), level_rule, ctx->saved_data["canonical_size"].toDouble(),
+          ctx->saved_data["canonical_level"].toInt(), layout);
+      for (size_t l = 0; l < levels; ++l) {
+        if (ctx->needs_input_grad(l)) grads[l] = dx[l];
+      }
+    }
+    return grads;
+  }
+};
+
+class MultiScaleRoiAlignBackwardFunction : public torch::autograd::Function<MultiScaleRoiAlignBackwardFunction> {
+ public:
+  static variable_list forward(AutogradContext* /*ctx*/, const at::Tensor& grad, at::TensorList features,
+                               const at::Tensor& rois, at::ArrayRef<double> scales, int64_t pooled_height,
+                               int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                               c10::string_view level_rule, double canonical_size, int64_t canonical_level,
+                               c10::string_view layout) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return MultiScaleRoiAlignBackwardOp().call(grad, features, rois, scales, pooled_height, pooled_width,
+                                               sampling_ratio, aligned, level_rule, canonical_size, canonical_level,
+                                               layout);
+  }
+  static variable_list backward(AutogradContext* /*ctx*/, variable_list /*grad_outputs*/) {
+    RefuseDoubleBackward("roialign::multi_scale_roi_align");
+  }
+};
 
 at::Tensor RoiAlignAutograd(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
                             int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
                             c10::string_view layout, c10::string_view pool_mode,
                             c10::optional<c10::string_view> coordinate_mode) {
-  RefuseGradient(input.requires_grad() || rois.requires_grad(), "roialign::roi_align");
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("roialign::roi_align", "")
-                             .typed<decltype(RoiAlignCpu)>();
-  at::AutoDispatchBelowADInplaceOrView below;
-  return op.call(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout, pool_mode,
-                 coordinate_mode);
+  return RoiAlignFunction::apply(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                                 layout, pool_mode, coordinate_mode);
+}
+
+at::Tensor RoiAlignBackwardAutograd(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                                    double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                                    int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                                    c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+  return RoiAlignBackwardFunction::apply(grad, input, rois, spatial_scale, pooled_height, pooled_width,
+                                         sampling_ratio, aligned, layout, pool_mode, coordinate_mode);
 }
 
 at::Tensor MultiScaleRoiAlignAutograd(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
                                       int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                                       bool aligned, c10::string_view level_rule, double canonical_size,
                                       int64_t canonical_level, c10::string_view layout) {
-  bool requires_grad = rois.requires_grad();
-  for (const at::Tensor& f : features) requires_grad = requires_grad || f.requires_grad();
-  RefuseGradient(requires_grad, "roialign::multi_scale_roi_align");
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("roialign::multi_scale_roi_align", "")
-                             .typed<decltype(MultiScaleRoiAlignCpu)>();
-  at::AutoDispatchBelowADInplaceOrView below;
-  return op.call(features, rois, scales, pooled_height, pooled_width, sampling_ratio, aligned, level_rule,
-                 canonical_size, canonical_level, layout);
+  return MultiScaleRoiAlignFunction::apply(features, rois, scales, pooled_height, pooled_width, sampling_ratio,
+                                           aligned, level_rule, canonical_size, canonical_level, layout);
+}
+
+std::vector<at::Tensor> MultiScaleRoiAlignBackwardAutograd(const at::Tensor& grad, at::TensorList features,
+                                                           const at::Tensor& rois, at::ArrayRef<double> scales,
+                                                           int64_t pooled_height, int64_t pooled_width,
+                                                           int64_t sampling_ratio, bool aligned,
+                                                           c10::string_view level_rule, double canonical_size,
+                                                           int64_t canonical_level, c10::string_view layout) {
+  return MultiScaleRoiAlignBackwardFunction::apply(grad, features, rois, scales, pooled_height, pooled_width,
+                                                   sampling_ratio, aligned, level_rule, canonical_size,
+                                                   canonical_level, layout);
 }
 
 }  // namespace
@@ -350,6 +659,15 @@ TORCH_LIBRARY(roialign, m) {
   m.def("multi_scale_roi_align(Tensor[] features, Tensor rois, float[] scales, int pooled_height, "
         "int pooled_width, int sampling_ratio=-1, bool aligned=False, *, str level_rule=\"SCALE\", "
         "float canonical_size=224., int canonical_level=4, str layout=\"NCHW\") -> Tensor");
+  // The gradients of the maps (dX, each the map's shape, dtype and memory format) from the gradient of the result:
+  // the forward's arguments after `grad`. The maps are read again (the MAX modes' argmax).
+  m.def("roi_align_backward(Tensor grad, Tensor input, Tensor rois, float spatial_scale, int pooled_height, "
+        "int pooled_width, int sampling_ratio=-1, bool aligned=False, *, str layout=\"NCHW\", "
+        "str pool_mode=\"AVG\", str? coordinate_mode=None) -> Tensor");
+  m.def("multi_scale_roi_align_backward(Tensor grad, Tensor[] features, Tensor rois, float[] scales, "
+        "int pooled_height, int pooled_width, int sampling_ratio=-1, bool aligned=False, *, "
+        "str level_rule=\"SCALE\", float canonical_size=224., int canonical_level=4, str layout=\"NCHW\") "
+        "-> Tensor[]");
   // Returns the blocks kept for large results to torch's allocator (result_pool.h).
   m.def("empty_cache() -> ()", &roialign_torch::EmptyResultPool);
 }
@@ -357,14 +675,20 @@ TORCH_LIBRARY(roialign, m) {
 TORCH_LIBRARY_IMPL(roialign, CPU, m) {
   m.impl("roi_align", &RoiAlignCpu);
   m.impl("multi_scale_roi_align", &MultiScaleRoiAlignCpu);
+  m.impl("roi_align_backward", &RoiAlignBackwardCpu);
+  m.impl("multi_scale_roi_align_backward", &MultiScaleRoiAlignBackwardCpu);
 }
 
 TORCH_LIBRARY_IMPL(roialign, Meta, m) {
   m.impl("roi_align", &RoiAlignMeta);
   m.impl("multi_scale_roi_align", &MultiScaleRoiAlignMeta);
+  m.impl("roi_align_backward", &RoiAlignBackwardMeta);
+  m.impl("multi_scale_roi_align_backward", &MultiScaleRoiAlignBackwardMeta);
 }
 
 TORCH_LIBRARY_IMPL(roialign, Autograd, m) {
   m.impl("roi_align", &RoiAlignAutograd);
   m.impl("multi_scale_roi_align", &MultiScaleRoiAlignAutograd);
+  m.impl("roi_align_backward", &RoiAlignBackwardAutograd);
+  m.impl("multi_scale_roi_align_backward", &MultiScaleRoiAlignBackwardAutograd);
 }

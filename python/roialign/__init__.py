@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """RoIAlign (roi_align) for CPUs, with SIMD kernels for NCHW, NHWC and channel-blocked feature maps.
 
-``roialign.roi_align`` is a drop-in for ``torchvision.ops.roi_align`` (forward only) that also takes numpy arrays,
-the NHWC layout (torch's channels_last memory format), max pooling and the other coordinate conventions.
-``roialign.select`` picks one implementation for a target and returns a reusable :class:`Kernel`.
+``roialign.roi_align`` is a drop-in for ``torchvision.ops.roi_align`` that also takes numpy arrays, the NHWC layout
+(torch's channels_last memory format), max pooling and the other coordinate conventions; on torch tensors it has a
+gradient (through roialign's torch operators, docs/torch.md), and ``roialign.roi_align_backward`` computes the
+gradient of the map directly, for any kind of array. ``roialign.select`` picks one implementation for a target and
+returns a reusable :class:`Kernel`.
 
 What the operator computes is in docs/semantics.md; this package's API in docs/python.md.
 
@@ -36,7 +38,15 @@ import numpy as np
 from . import _roialign
 
 __version__ = _roialign.__version__
-__all__ = ["roi_align", "multi_scale_roi_align", "select", "Kernel", "query_target", "targets", "implementations"]
+__all__ = ["roi_align", "roi_align_backward", "multi_scale_roi_align", "multi_scale_roi_align_backward", "select",
+           "Kernel", "query_target", "targets", "implementations", "DTypeError"]
+
+
+class DTypeError(TypeError, RuntimeError):
+    """An array of a dtype roialign does not compute in (float64, integers): roialign takes float32, float16 and
+    bfloat16. A TypeError, as for any argument of the wrong type, and a RuntimeError, as torchvision's operators and
+    roialign's own torch operators (``roialign.nn``) raise for a tensor of a dtype they have no kernel for, so that
+    ``roialign.roi_align`` and ``roialign.nn.RoIAlign`` refuse a float64 tensor alike."""
 
 
 def _table(kind):
@@ -86,9 +96,20 @@ def _is_tensor(obj):
     return torch is not None and isinstance(obj, torch.Tensor)
 
 
-def _forward_only(*objs):
-    """Refuses what would silently go wrong in torch: a result without the gradient an input asks for, or a result
-    that torch.jit.trace would record as a constant. The torch operators (roialign.nn, docs/torch.md) trace."""
+# Why a call on the extension refuses an input that requires grad (_no_autograd).
+_EXTENSION_HAS_NO_GRADIENT = (
+    "roialign: this call runs on roialign's extension, which records no gradient, and an input requires grad. "
+    "Tensor calls with the defaults target='host', num_threads=0, no out and layout NCHW or NHWC run on roialign's "
+    "torch operators, which have a backward (docs/torch.md); or run this one under torch.no_grad(), or compute the "
+    "gradient with roialign.roi_align_backward")
+_DOUBLE_BACKWARD = ("roialign: double backwards on roi_align not supported: grad_output requires grad, and the "
+                    "gradient roialign computes has no backward of its own")
+
+
+def _no_autograd(message, *objs):
+    """Refuses what would silently go wrong in torch: a result without the gradient an input asks for (``message``
+    says why there is none), or a result that torch.jit.trace would record as a constant. The torch operators
+    (roialign.nn, docs/torch.md) trace, and have a backward."""
     torch = _torch()
     if torch is None:
         return
@@ -102,9 +123,7 @@ def _forward_only(*objs):
         raise RuntimeError("roialign: under torch.jit.trace this call's result would be stored as a constant; use "
                            "torch.ops.roialign.roi_align or the roialign.nn modules, which trace (docs/torch.md)")
     if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
-        raise RuntimeError("roialign is forward-only: it has no backward, and an input requires grad. Run it under "
-                           "torch.no_grad() or torch.inference_mode(), detach the inputs, or use torchvision.ops "
-                           "for training")
+        raise RuntimeError(message)
 
 
 def _torch_ops_for(input, boxes, target, num_threads, out):
@@ -112,7 +131,7 @@ def _torch_ops_for(input, boxes, target, num_threads, out):
 
     Torch tensors do, with the defaults target="host", num_threads=0 (torch's intra-op threads run the kernel) and
     no ``out``, when the package has its operator library: torch.jit.trace then records the operator, and an input
-    that requires grad raises in it. Any other call runs on the extension, as numpy arrays do."""
+    that requires grad gets its gradient from it. Any other call runs on the extension, as numpy arrays do."""
     if out is not None or target != "host" or isinstance(num_threads, bool) or num_threads != 0:
         return None
     if not _is_tensor(input):
@@ -172,12 +191,10 @@ def _op_channels(channels, c, what):
 
 def _call_op(op, *args, **kwargs):
     """The operator's result; its refusals of data (RuntimeError with the library's message) as ValueError, as the
-    extension raises them. The forward-only refusal stays a RuntimeError, as everywhere in torch."""
+    extension raises them."""
     try:
         return op(*args, **kwargs)
     except RuntimeError as e:
-        if "roialign is forward-only" in str(e):
-            raise
         raise ValueError(str(e)) from None
 
 
@@ -192,10 +209,10 @@ def _dtype_name(dtype):
         try:
             np_dtype = np.dtype(dtype)
         except TypeError:
-            raise TypeError("dtype must be float32, float16 or bfloat16; got %r" % (dtype,)) from None
+            raise DTypeError("dtype must be float32, float16 or bfloat16; got %r" % (dtype,)) from None
         name = np_dtype.name if np_dtype.isnative else str(np_dtype)
     if name not in _DTYPES:
-        raise TypeError("roialign computes in float32, float16 or bfloat16; got %s" % name)
+        raise DTypeError("roialign computes in float32, float16 or bfloat16; got %s" % name)
     return name
 
 
@@ -260,23 +277,13 @@ class _Map:
                                  % (what, tuple(input.shape)))
             self.kind = "torch"
             self.dtype = _dtype_name(input.dtype)
-            x = input.detach()  # forward only: the result carries no autograd history
+            x = input.detach()  # the extension records no autograd history (_no_autograd refuses to lose one)
             # NHWC: the channels_last tensor seen as [N, H, W, C] is dense; .contiguous() copies only otherwise.
             self.memory = x.permute(0, 2, 3, 1).contiguous() if nhwc else x.contiguous()
             shape = tuple(self.memory.shape)
             del torch
         else:
-            if isinstance(input, np.ndarray):
-                x = input
-            elif hasattr(input, "__dlpack__"):
-                try:
-                    x = np.from_dlpack(input)
-                except Exception as e:
-                    raise TypeError("cannot read %s of type %s through DLPack as a numpy array (%s: %s)"
-                                    % (what, type(input).__name__, type(e).__name__, e)) from None
-            else:
-                raise TypeError("%s must be a numpy array, a torch tensor or an object with __dlpack__; got %s"
-                                % (what, type(input).__name__))
+            x = input if isinstance(input, np.ndarray) else _to_numpy_array(input, what)
             if x.ndim != (5 if block else 4):
                 raise ValueError("%s must be %d-D, %s for layout=%r; got shape %s"
                                  % (what, 5 if block else 4, _map_form(layout), layout, x.shape))
@@ -387,8 +394,10 @@ def _result(out, kind, k, c, output_size, layout, dtype):
     return (memory.permute(0, 3, 1, 2) if nhwc else memory), memory  # NHWC: [K, C, PH, PW] channels_last
 
 
-def _out_memory(out, layout, kernel_dtype):
-    """``out`` seen as a dense array in memory order, or TypeError / ValueError (nothing is written)."""
+def _out_memory(out, layout, kernel_dtype, dims=("K", "PH", "PW")):
+    """``out`` seen as a dense array in memory order, or TypeError / ValueError (nothing is written). ``dims`` name
+    its outer and spatial dimensions in messages: a result's (K, PH, PW) or a map gradient's (N, H, W)."""
+    k, ph, pw = dims
     nhwc = layout == "NHWC"
     block = _BLOCKS.get(layout)
     rank = 5 if block else 4
@@ -399,15 +408,15 @@ def _out_memory(out, layout, kernel_dtype):
             raise ValueError("out requires grad; roialign cannot write it in place")
         dtype = _dtype_name(out.dtype)
         if block:
-            form = "[K, ceil(C/b), PH, PW, b] with b = %d, contiguous" % block
+            form = "[%s, ceil(C/b), %s, %s, b] with b = %d, contiguous" % (k, ph, pw, block)
         else:
-            form = "[K, C, PH, PW] %s" % ("in channels_last memory" if nhwc else "contiguous")
+            form = "[%s, C, %s, %s] %s" % (k, ph, pw, "in channels_last memory" if nhwc else "contiguous")
     elif isinstance(out, np.ndarray):
         dtype = _dtype_name(out.dtype)
         if block:
-            form = "[K, ceil(C/b), PH, PW, b] with b = %d, C-contiguous" % block
+            form = "[%s, ceil(C/b), %s, %s, b] with b = %d, C-contiguous" % (k, ph, pw, block)
         else:
-            form = "[K, PH, PW, C], C-contiguous" if nhwc else "[K, C, PH, PW], C-contiguous"
+            form = ("[%s, %s, %s, C], C-contiguous" if nhwc else "[%s, C, %s, %s], C-contiguous") % (k, ph, pw)
         if not out.flags.writeable:
             raise ValueError("out is read-only")
     else:
@@ -427,6 +436,51 @@ def _is_dense(array, torch_nhwc):
     return array.flags.c_contiguous
 
 
+def _grad_result(out, fmap, layout, dtype):
+    """(what the backward returns, the dense array in memory order that the kernel writes) for the gradient of the
+    map ``fmap`` (a _Map): ``out`` when given, else a new array of the map's kind, shape and memory order."""
+    if out is not None:
+        return out, _out_memory(out, layout, dtype, dims=("N", "H", "W"))
+    shape = tuple(fmap.memory.shape)
+    if fmap.kind != "torch":
+        memory = _aligned_empty(shape, np.dtype(np.int16 if dtype == "bfloat16" else dtype))
+        return memory, memory
+    torch = _torch()
+    memory = torch.empty(shape, dtype=getattr(torch, dtype))
+    return (memory.permute(0, 3, 1, 2) if layout == "NHWC" else memory), memory
+
+
+def _grad_output_memory(grad_output, kind, layout, dtype, what="grad_output"):
+    """dY of a backward call on the extension as a dense array in memory order, like the forward's result: a tensor
+    for a torch map (indexed [K, C, PH, PW] in either layout), an array for others; the extension checks its shape
+    (and a numpy array's dtype)."""
+    if kind == "torch":
+        _check_grad_tensor(grad_output, dtype, what)
+        g = grad_output.detach()
+        if layout == "NHWC":
+            if g.dim() != 4:
+                raise ValueError("%s must be a 4-D tensor [K, C, PH, PW]; got shape %s" % (what, tuple(g.shape)))
+            return g.permute(0, 2, 3, 1).contiguous()
+        return g.contiguous()
+    if _is_tensor(grad_output):
+        raise TypeError("%s is a torch tensor but the map is not; give both as the same kind of array" % what)
+    g = grad_output if isinstance(grad_output, np.ndarray) else _to_numpy_array(grad_output, what)
+    _dtype_name(g.dtype)
+    return np.ascontiguousarray(g)
+
+
+def _to_numpy_array(a, what):
+    """An array that is neither numpy's nor a torch tensor, read through DLPack as a numpy array; else TypeError."""
+    if hasattr(a, "__dlpack__"):
+        try:
+            return np.from_dlpack(a)
+        except Exception as e:
+            raise TypeError("cannot read %s of type %s through DLPack as a numpy array (%s: %s)"
+                            % (what, type(a).__name__, type(e).__name__, e)) from None
+    raise TypeError("%s must be a numpy array, a torch tensor or an object with __dlpack__; got %s"
+                    % (what, type(a).__name__))
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Kernels
 # ---------------------------------------------------------------------------------------------------------------
@@ -439,11 +493,12 @@ class Kernel:
 
     Attributes: ``name`` (the implementation, e.g. ``"roi_align_nhwc.avx2"``), ``target``, ``layout`` (``"NCHW"``,
     ``"NHWC"``, ``"NCHW4c"``, ``"NCHW8c"`` or ``"NCHW16c"``), ``dtype`` (``"float32"``, ``"float16"`` or ``"bfloat16"``), ``output_size`` ((PH, PW)),
-    ``spatial_scale``, ``sampling_ratio``, ``coordinate_mode`` and ``pool``.
+    ``spatial_scale``, ``sampling_ratio``, ``coordinate_mode``, ``pool`` and ``backward`` (whether it was selected
+    with ``backward=True`` and so also runs :meth:`run_backward`).
     """
 
     __slots__ = ("_kernel", "target", "layout", "dtype", "output_size", "spatial_scale", "sampling_ratio",
-                 "coordinate_mode", "pool")
+                 "coordinate_mode", "pool", "backward")
 
     def __init__(self, kernel, target):
         self._kernel = kernel
@@ -455,6 +510,7 @@ class Kernel:
         self.sampling_ratio = kernel.sampling_ratio
         self.coordinate_mode = _names(_COORDINATE_MODES)[kernel.coordinate_mode]
         self.pool = _names(_POOL_MODES)[kernel.pool_mode]
+        self.backward = kernel.backward
 
     @property
     def name(self):
@@ -462,9 +518,9 @@ class Kernel:
 
     def __repr__(self):
         return ("roialign.Kernel(%r, target=%r, layout=%r, dtype=%r, output_size=%r, spatial_scale=%r, "
-                "sampling_ratio=%r, coordinate_mode=%r, pool=%r)"
+                "sampling_ratio=%r, coordinate_mode=%r, pool=%r, backward=%r)"
                 % (self.name, self.target, self.layout, self.dtype, self.output_size, self.spatial_scale,
-                   self.sampling_ratio, self.coordinate_mode, self.pool))
+                   self.sampling_ratio, self.coordinate_mode, self.pool, self.backward))
 
     def run(self, input, boxes, out=None, num_threads=0, *, channels=None):
         """Computes roi_align of ``input`` over ``boxes`` and returns the result (``out`` when given).
@@ -494,7 +550,7 @@ class Kernel:
         a limit exceeded), NotImplementedError when the target cannot serve the request, MemoryError. When anything
         is raised, ``out`` is untouched.
         """
-        _forward_only(input, boxes)
+        _no_autograd(_EXTENSION_HAS_NO_GRADIENT, input, boxes)
         fmap = _Map(input, self.layout, _channels_arg(channels))
         if fmap.dtype != self.dtype:
             raise TypeError("input has dtype %s; this kernel takes %s (select it with dtype=%r)"
@@ -510,21 +566,53 @@ class Kernel:
         self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
         return result
 
+    def run_backward(self, grad_output, input, boxes, out=None, num_threads=0, *, channels=None):
+        """The gradient of the map: dX of ``sum(run(input, boxes) * grad_output)`` with respect to ``input``
+        (docs/semantics.md, "Backward"). The kernel must have been selected with ``backward=True``.
+
+        ``grad_output``: dY, shaped and typed as :meth:`run`'s result for these boxes, of the input's kind (a torch
+        tensor for a torch map: ``[K, C, PH, PW]`` in either layout; any strides). ``input`` and ``boxes``: the
+        forward's (the max modes find each bin's maximum in the map again). ``out``: optional, the array to write,
+        shaped, typed and laid out as ``input`` (dense in memory order); else a new one of the input's kind. Every
+        element is written, 0 where no box reaches. The result has the same bits for any ``num_threads``.
+
+        Raises as :meth:`run` does; ValueError if the kernel was selected without ``backward=True``.
+        """
+        if not self.backward:
+            raise ValueError("this kernel was selected without backward=True; select(..., backward=True) gives one "
+                             "that also runs the backward")
+        _no_autograd(_DOUBLE_BACKWARD, grad_output)
+        fmap = _Map(input, self.layout, _channels_arg(channels))
+        if fmap.dtype != self.dtype:
+            raise TypeError("input has dtype %s; this kernel takes %s (select it with dtype=%r)"
+                            % (fmap.dtype, self.dtype, fmap.dtype))
+        return self._run_backward(grad_output, fmap, boxes, out, num_threads)
+
+    def _run_backward(self, grad_output, fmap, boxes, out, num_threads):
+        if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
+            raise TypeError("num_threads must be an int; got %r" % (num_threads,))
+        dy = _grad_output_memory(grad_output, fmap.kind, self.layout, self.dtype)
+        rois, batch_indices = _boxes(boxes)
+        result, out_memory = _grad_result(out, fmap, self.layout, self.dtype)
+        self._kernel.run_backward(dy, fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
+        return result
+
 @functools.lru_cache(maxsize=16)
-def _select_cached(target, ph, pw, spatial_scale, sampling_ratio, coordinate_mode, pool, layout, dtype):
+def _select_cached(target, ph, pw, spatial_scale, sampling_ratio, coordinate_mode, pool, layout, dtype, backward):
     kernel = _roialign.select(target, ph, pw, spatial_scale, sampling_ratio, _COORDINATE_MODES[coordinate_mode],
-                              _POOL_MODES[pool], _LAYOUTS[layout], _DTYPES[dtype])
+                              _POOL_MODES[pool], _LAYOUTS[layout], _DTYPES[dtype], backward)
     return Kernel(kernel, target)
 
 
 def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1, aligned=False,
-           coordinate_mode=None, pool="avg", layout="NCHW", dtype="float32"):
+           coordinate_mode=None, pool="avg", layout="NCHW", dtype="float32", backward=False):
     """Selects the best implementation of roi_align on ``target`` for these attributes; returns a :class:`Kernel`.
 
     ``target``: ``"host"`` (the best this CPU runs), ``"generic"`` (the scalar reference), ``"x86"``, ``"arm"``,
     one ISA (``"x86-avx2"``, ``"arm-sve"``, ...) or ``"portable"``; :func:`targets` lists them.
     The attributes are those of :func:`roi_align`, plus ``dtype`` (``"float32"``, ``"float16"``, ``"bfloat16"``,
-    or a numpy or torch dtype).
+    or a numpy or torch dtype) and ``backward``: True selects an implementation that also runs the backward
+    (:meth:`Kernel.run_backward`).
 
     Raises ValueError for a malformed request (an unknown target, output_size < 1, spatial_scale not finite and
     > 0, sampling_ratio above the limit) and NotImplementedError when the target cannot serve it (an ISA this CPU
@@ -546,17 +634,22 @@ def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1
         spatial_scale = float(spatial_scale)
     except (TypeError, ValueError):
         raise TypeError("spatial_scale must be a number; got %r" % (spatial_scale,)) from None
+    if not isinstance(backward, bool):
+        raise TypeError("backward must be a bool; got %r" % (backward,))
     return _select_cached(target, ph, pw, spatial_scale, int(sampling_ratio), coordinate_mode,
-                          _choose(pool, _POOL_MODES, "pool"), _choose(layout, _LAYOUTS, "layout"), _dtype_name(dtype))
+                          _choose(pool, _POOL_MODES, "pool"), _choose(layout, _LAYOUTS, "layout"), _dtype_name(dtype),
+                          backward)
 
 
 def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=False, *, layout="NCHW",
               pool="avg", coordinate_mode=None, target="host", num_threads=0, out=None, channels=None):
     """RoIAlign: pools each box of ``input`` into ``output_size`` bins of bilinear samples (docs/semantics.md).
 
-    A drop-in for ``torchvision.ops.roi_align`` (same positional arguments and defaults; forward only, the result
-    carries no autograd history) that also takes numpy arrays and other layouts, pooling modes and coordinate
-    conventions.
+    A drop-in for ``torchvision.ops.roi_align`` (same positional arguments and defaults) that also takes numpy arrays
+    and other layouts, pooling modes and coordinate conventions. On torch tensors with the defaults ``target="host"``,
+    ``num_threads=0`` and no ``out``, in layout NCHW or NHWC, it runs roialign's torch operator and the result has a
+    gradient with respect to ``input`` (none for the boxes, as in torchvision); other calls with an input that
+    requires grad raise RuntimeError. :func:`roi_align_backward` computes the gradient for any kind of array.
 
     ``input``: the feature map, float32 (float16 and bfloat16 where the target serves them), as a numpy array, a
     torch tensor, or any object with ``__dlpack__`` (read through numpy). Its shape and memory follow ``layout``:
@@ -602,37 +695,93 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     ``channels``: the logical channel count of a blocked map, as above; with NCHW and NHWC it may be given only
     equal to the map's C (else ValueError).
 
-    Raises TypeError (not an array, an unsupported dtype such as float64) and ValueError (wrong rank or box shape)
-    before the library is called; ValueError with the library's message for bad attributes or data (a batch index
+    Raises TypeError (not an array) and :class:`DTypeError` (a TypeError and a RuntimeError, as torchvision's: an
+    unsupported dtype such as float64) and ValueError (wrong rank or box shape) before the library is called; ValueError with the library's message for bad attributes or data (a batch index
     outside [0, N), a non-finite coordinate, a limit exceeded); NotImplementedError with the library's message when
     the target cannot serve the request (e.g. float16 on a target without float16 kernels).
     """
+    return _roi_align_call(None, input, boxes, output_size, spatial_scale, sampling_ratio, aligned, layout, pool,
+                           coordinate_mode, target, num_threads, out, channels)
+
+
+def _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampling_ratio, aligned, layout, pool,
+                    coordinate_mode, target, num_threads, out, channels):
+    """roi_align (``grad_output`` None) or its backward: the arguments checked once, then the torch operator or the
+    extension."""
+    backward = grad_output is not None
     layout = _choose(layout, _LAYOUTS, "layout")
     channels = _channels_arg(channels)
+    attributes = dict(output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
+                      aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, backward=backward)
     # The torch operators take NCHW and NHWC; tensors in a blocked layout run on the extension, as numpy arrays do.
     ops = None if layout in _BLOCKS else _torch_ops_for(input, boxes, target, num_threads, out)
     if ops is not None:
         torch = _torch()
         dtype = _op_map(input, "input")
         _op_channels(channels, input.shape[1], "input")
-        kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
-                        aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=dtype)
-        return _call_op(ops.roi_align, input, _op_rois(torch, boxes), kernel.spatial_scale, kernel.output_size[0],
-                        kernel.output_size[1], kernel.sampling_ratio, bool(aligned), layout=kernel.layout,
-                        pool_mode=kernel.pool.upper(), coordinate_mode=kernel.coordinate_mode.upper())
-    _forward_only(input, boxes)
+        kernel = select(target, dtype=dtype, **attributes)
+        args = (_op_rois(torch, boxes), kernel.spatial_scale, kernel.output_size[0], kernel.output_size[1],
+                kernel.sampling_ratio, bool(aligned))
+        kwargs = dict(layout=kernel.layout, pool_mode=kernel.pool.upper(),
+                      coordinate_mode=kernel.coordinate_mode.upper())
+        if not backward:
+            return _call_op(ops.roi_align, input, *args, **kwargs)
+        _check_grad_tensor(grad_output, dtype)
+        return _call_op(ops.roi_align_backward, grad_output, input, *args, **kwargs)
+    if backward:
+        _no_autograd(_DOUBLE_BACKWARD, grad_output)
+    else:
+        _no_autograd(_EXTENSION_HAS_NO_GRADIENT, input, boxes)
     fmap = _Map(input, layout, channels)
-    kernel = select(target, output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
-                    aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, dtype=fmap.dtype)
+    kernel = select(target, dtype=fmap.dtype, **attributes)
+    if backward:
+        return kernel._run_backward(grad_output, fmap, boxes, out, num_threads)
     return kernel._run(fmap, boxes, out, num_threads)
+
+
+def _check_grad_tensor(grad_output, dtype, what="grad_output"):
+    """Checks dY for a torch map: a CPU tensor of the map's dtype (its shape is checked where it is read)."""
+    if not _is_tensor(grad_output):
+        raise TypeError("%s must be a torch tensor, as the map is; got %s" % (what, type(grad_output).__name__))
+    if grad_output.device.type != "cpu":
+        raise ValueError("roialign runs on the CPU; %s is on %s (move it with .cpu())" % (what, grad_output.device))
+    if _dtype_name(grad_output.dtype) != dtype:
+        raise TypeError("%s has dtype %s; the map's is %s (the gradient has the result's dtype)"
+                        % (what, _dtype_name(grad_output.dtype), dtype))
+
+
+def roi_align_backward(grad_output, input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=False,
+                       *, layout="NCHW", pool="avg", coordinate_mode=None, target="host", num_threads=0, out=None,
+                       channels=None):
+    """The gradient of :func:`roi_align` with respect to the map: dX of ``sum(roi_align(input, boxes, ...) *
+    grad_output)`` (docs/semantics.md, "Backward"), for any kind of array.
+
+    ``grad_output``: dY, of the forward result's shape and dtype and of the input's kind (for a torch map a tensor
+    ``[K, C, PH, PW]`` in either layout, any strides; for other arrays the forward result's shape in memory order).
+    Every other argument is :func:`roi_align`'s, with the same conventions, and must be the forward's: the max modes
+    find each bin's maximum in ``input`` again; the average reads only its shape.
+
+    Returns dX, a new array of the input's kind, shape, layout (a channels_last tensor for NHWC) and dtype, or ``out``
+    (given: dense in that memory order, writable). Every element is written, 0 where no box reaches; the bits are the
+    same for any ``num_threads``. The boxes get no gradient. On torch tensors with the defaults (``target="host"``,
+    ``num_threads=0``, no ``out``, NCHW or NHWC) this is ``torch.ops.roialign.roi_align_backward``, the operator
+    autograd runs for ``roi_align``; other calls run on the extension.
+
+    Raises as :func:`roi_align` does; TypeError for a ``grad_output`` of another kind or dtype than the map, ValueError
+    for one of another shape than the forward's result.
+    """
+    if grad_output is None:
+        raise TypeError("grad_output must be an array (the gradient of roi_align's result); got None")
+    return _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampling_ratio, aligned, layout,
+                           pool, coordinate_mode, target, num_threads, out, channels)
 
 
 @functools.lru_cache(maxsize=16)
 def _select_multi_level_cached(target, ph, pw, scales, sampling_ratio, coordinate_mode, layout, dtype, rule,
-                               canonical_size, canonical_level):
+                               canonical_size, canonical_level, backward):
     return _roialign.select_multi_level(target, ph, pw, list(scales), sampling_ratio,
                                         _COORDINATE_MODES[coordinate_mode], _POOL_MODES["avg"], _LAYOUTS[layout],
-                                        _DTYPES[dtype], _LEVEL_RULES[rule], canonical_size, canonical_level)
+                                        _DTYPES[dtype], _LEVEL_RULES[rule], canonical_size, canonical_level, backward)
 
 
 def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling_ratio=-1, aligned=False, *,
@@ -662,9 +811,45 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
     as in :func:`roi_align`. The result is ``[K, C, PH, PW]`` (NHWC numpy: ``[K, PH, PW, C]``; blocked layouts:
     ``[K, ceil(C/b), PH, PW, b]``), in the boxes' order, of the features' kind and dtype.
 
+    On torch tensors with the defaults (``target="host"``, ``num_threads=0``, no ``out``, NCHW or NHWC, ``levels``
+    None or ``"openvino"``) the result has a gradient with respect to every level's map, through roialign's torch
+    operator; other calls with an input that requires grad raise RuntimeError.
+
     Raises TypeError and ValueError for malformed arguments, ValueError with the library's message for bad
     attributes or data (e.g. a level outside the pyramid), NotImplementedError when the target cannot serve them.
     """
+    return _multi_scale_call(None, features, boxes, output_size, spatial_scales, sampling_ratio, aligned, layout,
+                             canonical_scale, canonical_level, levels, target, num_threads, out, channels)
+
+
+def multi_scale_roi_align_backward(grad_output, features, boxes, output_size, spatial_scales, sampling_ratio=-1,
+                                   aligned=False, *, layout="NCHW", canonical_scale=224, canonical_level=4,
+                                   levels=None, target="host", num_threads=0, out=None, channels=None):
+    """The gradient of :func:`multi_scale_roi_align` with respect to every level's map: a list with one dX per level,
+    each the gradient of ``sum(multi_scale_roi_align(features, boxes, ...) * grad_output)`` with respect to
+    ``features[l]`` (docs/semantics.md, "Backward").
+
+    ``grad_output``: dY, of the forward result's shape and dtype and of the features' kind, as in
+    :func:`roi_align_backward`. Every other argument is :func:`multi_scale_roi_align`'s and must be the forward's:
+    each box's gradient goes to the level its forward pooled from; a level no box chose gets zeros.
+
+    Returns a list of new arrays, one per level, each of its map's kind, shape, layout and dtype; or ``out`` (given: a
+    list of one such array per level, dense in memory order). On torch tensors with the defaults this is
+    ``torch.ops.roialign.multi_scale_roi_align_backward``, the operator autograd runs.
+
+    Raises as :func:`multi_scale_roi_align` does, and as :func:`roi_align_backward` for ``grad_output`` and ``out``.
+    """
+    if grad_output is None:
+        raise TypeError("grad_output must be an array (the gradient of multi_scale_roi_align's result); got None")
+    return _multi_scale_call(grad_output, features, boxes, output_size, spatial_scales, sampling_ratio, aligned,
+                             layout, canonical_scale, canonical_level, levels, target, num_threads, out, channels)
+
+
+def _multi_scale_call(grad_output, features, boxes, output_size, spatial_scales, sampling_ratio, aligned, layout,
+                      canonical_scale, canonical_level, levels, target, num_threads, out, channels):
+    """multi_scale_roi_align (``grad_output`` None) or its backward: the arguments checked once, then the torch
+    operator or the extension."""
+    backward = grad_output is not None
     if not isinstance(target, str):
         raise TypeError("target must be a string; got %r" % (target,))
     if not isinstance(features, (list, tuple)) or not features:
@@ -683,7 +868,10 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
         for i, f in enumerate(features):
             _op_channels(channels, f.shape[1], "features[%d]" % i)
     else:
-        _forward_only(features, boxes)
+        if backward:
+            _no_autograd(_DOUBLE_BACKWARD, grad_output)
+        else:
+            _no_autograd(_EXTENSION_HAS_NO_GRADIENT, features, boxes)
         maps = [_Map(f, layout, channels, "features[%d]" % i) for i, f in enumerate(features)]
     for i, m in enumerate(maps[1:], 1):
         if m.kind != maps[0].kind or m.dtype != maps[0].dtype:
@@ -718,14 +906,27 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
     ph, pw = _pair(output_size)
     kernel = _select_multi_level_cached(target, ph, pw, scales, int(sampling_ratio),
                                         "half_pixel" if aligned else "legacy", layout, maps[0].dtype, rule,
-                                        float(canonical_scale), int(canonical_level))
+                                        float(canonical_scale), int(canonical_level), backward)
     if ops is not None:
-        return _call_op(ops.multi_scale_roi_align, list(features), _op_rois(_torch(), boxes), list(scales), ph, pw,
-                        int(sampling_ratio), bool(aligned), level_rule=rule.upper(),
-                        canonical_size=float(canonical_scale), canonical_level=int(canonical_level), layout=layout)
+        args = (list(features), _op_rois(_torch(), boxes), list(scales), ph, pw, int(sampling_ratio), bool(aligned))
+        kwargs = dict(level_rule=rule.upper(), canonical_size=float(canonical_scale),
+                      canonical_level=int(canonical_level), layout=layout)
+        if not backward:
+            return _call_op(ops.multi_scale_roi_align, *args, **kwargs)
+        _check_grad_tensor(grad_output, maps[0].dtype)
+        return list(_call_op(ops.multi_scale_roi_align_backward, grad_output, *args, **kwargs))
     rois, batch_indices = _boxes(boxes)
+    memories = [m.memory for m in maps]
+    if backward:
+        if out is not None and (not isinstance(out, (list, tuple)) or len(out) != len(maps)):
+            raise TypeError("out must be a list of one array per level (%d); got %r" % (len(maps), type(out).__name__))
+        dy = _grad_output_memory(grad_output, maps[0].kind, layout, maps[0].dtype)
+        results = [_grad_result(None if out is None else out[i], m, layout, m.dtype) for i, m in enumerate(maps)]
+        kernel.run_backward(dy, memories, rois, batch_indices, level_array, [r[1] for r in results],
+                            int(num_threads), channels)
+        return [r[0] for r in results]
     result, out_memory = _result(out, maps[0].kind, rois.shape[0], maps[0].extent, (ph, pw), layout, maps[0].dtype)
-    kernel.run([m.memory for m in maps], rois, batch_indices, level_array, out_memory, int(num_threads), channels)
+    kernel.run(memories, rois, batch_indices, level_array, out_memory, int(num_threads), channels)
     return result
 
 

@@ -4,8 +4,9 @@
 
 ``RoIAlign`` and ``MultiScaleRoIAlign`` take torchvision's constructor arguments and ``forward`` signatures and
 compute the same results (within the tolerance of docs/semantics.md). They can be scripted, traced, saved and
-loaded (``torch.jit``), and ``torch.fx`` sees the op as one node. They are forward-only: an input that requires grad
-raises instead of silently losing its gradient. ``replace_poolers(model)`` swaps torchvision's poolers in a model.
+loaded (``torch.jit``), and ``torch.fx`` sees the op as one node. They train: the gradient flows to the feature maps
+(not to the boxes, as in torchvision), through the operators' backward. ``replace_poolers(model)`` swaps
+torchvision's poolers in a model.
 """
 import math
 from typing import Dict, List, Optional, Tuple, Union

@@ -368,8 +368,9 @@ def test_torch_refusals():
         with pytest.raises(ValueError, match=r"out must be \[K, ceil\(C/b\), PH, PW, b\] with b = 8, contiguous"):
             roialign.roi_align(xb, bt, pooled, scale, 2, layout="NCHW8c", channels=7, out=out)
         assert (out == 5.0).all()
-    # Forward only: a blocked tensor that requires grad is refused, as NCHW and NHWC ones are
-    with pytest.raises(RuntimeError, match="forward-only"):
+    # Blocked tensors run on the extension, which records no gradient: one that requires grad is refused (its
+    # gradient: roialign.roi_align_backward)
+    with pytest.raises(RuntimeError, match="records no gradient"):
         roialign.roi_align(xb.clone().requires_grad_(), bt, pooled, scale, 2, layout="NCHW8c", channels=7)
 
 

@@ -135,11 +135,24 @@ def test_channels_last_single_channel():
 def test_torch_input_requiring_grad_and_half_precision_boxes():
     x, boxes, pooled, scale = make_problem(7)
     xt = torch.from_numpy(x).requires_grad_(True)
-    # Forward only: with grad mode on, an input that requires grad is refused rather than its gradient dropped.
-    with pytest.raises(RuntimeError, match="roialign is forward-only"):
-        roialign.roi_align(xt, torch.from_numpy(boxes).double(), pooled, scale)
-    with pytest.raises(RuntimeError, match="roialign is forward-only"):
-        roialign.multi_scale_roi_align([xt], [torch.from_numpy(boxes[:, 1:])], pooled, [scale])
+    from roialign import _torch_ops
+
+    if _torch_ops.available() is None:
+        # Without the operator library tensor calls run on the extension, which records no gradient: an input that
+        # requires grad is refused rather than its gradient dropped.
+        with pytest.raises(RuntimeError, match="records no gradient"):
+            roialign.roi_align(xt, torch.from_numpy(boxes).double(), pooled, scale)
+        with pytest.raises(RuntimeError, match="records no gradient"):
+            roialign.multi_scale_roi_align([xt], [torch.from_numpy(boxes[:, 1:])], pooled, [scale])
+    else:
+        # With it they run the operator, whose backward gives torchvision's gradient (test_backward.py has more).
+        roialign.roi_align(xt, torch.from_numpy(boxes).double(), pooled, scale).sum().backward()
+        ref = torch.from_numpy(x).requires_grad_(True)
+        tv_roi_align(ref, torch.from_numpy(boxes), pooled, scale).sum().backward()
+        assert_close(xt.grad.numpy(), ref.grad.numpy(), 1e-4, 1e-4)
+    # Calls that run on the extension (another target) refuse it either way.
+    with pytest.raises(RuntimeError, match="records no gradient"):
+        roialign.roi_align(xt, torch.from_numpy(boxes), pooled, scale, target="generic")
     with torch.no_grad():
         got = roialign.roi_align(xt, torch.from_numpy(boxes).double(), pooled, scale)
     assert not got.requires_grad

@@ -1,7 +1,7 @@
 # Copyright 2026 The roialign Authors
 # SPDX-License-Identifier: Apache-2.0
-"""roialign's torch operators (engines/torch/) and modules (roialign.nn): results against torchvision, shapes on the
-Meta device, forward-only refusals, TorchScript (trace, script, save, load in a fresh process), torch.fx, ONNX export
+"""roialign's torch operators (engines/torch/) and modules (roialign.nn): results and gradients against torchvision,
+shapes on the Meta device, the refused double backward, TorchScript (trace, script, save, load in a fresh process), torch.fx, ONNX export
 run in ONNX Runtime, and torchvision's own detectors with their poolers replaced.
 
 Needs the operator library: the package's own, or ROIALIGN_TORCH_LIBRARY (.ci/test.sh sets it to the build tree's).
@@ -88,6 +88,23 @@ def test_refusals_are_errors_with_reasons(gen):
         torch.ops.roialign.roi_align(x.double(), torch.tensor([[0, 1.0, 1, 5, 5]]), 1.0, 2, 2)
 
 
+def test_float64_is_a_runtime_error_on_every_path(gen):
+    # torchvision's operators raise RuntimeError for a dtype they have no kernel for; roialign's operator, its
+    # modules and roialign.roi_align on tensors agree (the package's DTypeError is also the TypeError it always was).
+    import roialign
+
+    x = torch.randn(1, 4, 10, 10, generator=gen, dtype=torch.float64)
+    rois = torch.tensor([[0, 1.0, 1, 5, 5]], dtype=torch.float64)
+    calls = [lambda: rnn.RoIAlign(2, 1.0, 2)(x, rois),
+             lambda: roialign.roi_align(x, rois, 2),
+             lambda: roialign.roi_align(x.requires_grad_(), rois, 2),
+             lambda: rnn.MultiScaleRoIAlign(["0"], 2, 2)({"0": x}, [rois[:, 1:]], [(10, 10)]),
+             lambda: roialign.multi_scale_roi_align([x], rois, 2, [1.0])]
+    for call in calls:
+        with pytest.raises(RuntimeError, match="float32, float16"):
+            call()
+
+
 def fpn_features(gen, channels=8, batch=2):
     return OrderedDict([("0", torch.randn(batch, channels, 64, 80, generator=gen)),
                         ("1", torch.randn(batch, channels, 32, 40, generator=gen)),
@@ -116,19 +133,167 @@ def test_meta_kernels_give_shapes_without_data(gen):
     assert out.device.type == "meta" and tuple(out.shape) == (4, 8, 3, 3)
 
 
-def test_gradients_are_refused_not_dropped(gen):
-    x = torch.randn(1, 4, 10, 10, generator=gen, requires_grad=True)
-    rois = torch.tensor([[0, 1.0, 1, 8, 8]])
-    with pytest.raises(RuntimeError, match="roialign is forward-only"):
-        torch.ops.roialign.roi_align(x, rois, 1.0, 2, 2)
-    with pytest.raises(RuntimeError, match="roialign is forward-only"):
-        torch.ops.roialign.roi_align(x.detach(), rois.clone().requires_grad_(), 1.0, 2, 2)
-    with pytest.raises(RuntimeError, match="roialign is forward-only"):
-        torch.ops.roialign.multi_scale_roi_align([x], rois, [1.0], 2, 2)
+# ---- Gradients (the backward ops and autograd; the package's functions: test_backward.py) ----
+
+def leaf(t, layout="NCHW"):
+    """A leaf tensor that requires grad, channels_last for NHWC."""
+    t = t.detach().clone()
+    if layout == "NHWC":
+        t = t.contiguous(memory_format=torch.channels_last)
+    return t.requires_grad_()
+
+
+def grad_of(fn, inputs, dy):
+    """d sum(fn(*inputs) * dy) / d inputs."""
+    return torch.autograd.grad((fn(*inputs) * dy).sum(), inputs)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("aligned", [False, True])
+def test_autograd_matches_torchvision(gen, layout, aligned):
+    x = torch.randn(2, 16, 40, 48, generator=gen)
+    rois = rois_on(gen, 30, 180)
+    dy = torch.randn(30, 16, 7, 6, generator=gen)
+    ours, = grad_of(lambda a: torch.ops.roialign.roi_align(a, rois, 0.25, 7, 6, 2, aligned, layout=layout),
+                    [leaf(x, layout)], dy)
+    theirs, = grad_of(lambda a: torchvision.ops.roi_align(a, rois, (7, 6), 0.25, 2, aligned), [leaf(x)], dy)
+    assert ours.shape == x.shape and ours.dtype == x.dtype
+    assert ours.is_contiguous(memory_format=torch.channels_last if layout == "NHWC" else torch.contiguous_format)
+    close(ours, theirs)
+
+
+def test_the_boxes_get_no_gradient(gen):
+    x, rois = torch.randn(1, 4, 10, 10, generator=gen), torch.tensor([[0, 1.0, 1, 8, 8]], requires_grad=True)
+    y = torch.ops.roialign.roi_align(x, rois, 1.0, 2, 2)  # only the boxes require grad: a graph, no gradient
+    assert y.requires_grad
+    y.sum().backward()
+    assert rois.grad is None
+    xl = leaf(x)
+    torch.ops.roialign.multi_scale_roi_align([xl], rois, [1.0], 2, 2).sum().backward()
+    assert rois.grad is None and xl.grad is not None
     with torch.no_grad():
-        assert torch.ops.roialign.roi_align(x, rois, 1.0, 2, 2).shape == (1, 4, 2, 2)
+        assert not torch.ops.roialign.roi_align(xl, rois, 1.0, 2, 2).requires_grad
     with torch.inference_mode():
-        assert torch.ops.roialign.roi_align(x, rois, 1.0, 2, 2).shape == (1, 4, 2, 2)
+        assert torch.ops.roialign.roi_align(xl, rois, 1.0, 2, 2).shape == (1, 4, 2, 2)
+
+
+@pytest.mark.parametrize("pool", ["MAX", "MAX_ONNX"])
+def test_max_modes_backward_op_is_autograds(gen, pool):
+    # The op autograd runs is roi_align_backward with the forward's arguments (its values: test_backward.py).
+    x, rois = torch.randn(2, 8, 20, 24, generator=gen), rois_on(gen, 9, 90)
+    dy = torch.randn(9, 8, 3, 3, generator=gen)
+    got, = grad_of(lambda a: torch.ops.roialign.roi_align(a, rois, 0.5, 3, 3, 2, True, pool_mode=pool), [leaf(x)], dy)
+    direct = torch.ops.roialign.roi_align_backward(dy, x, rois, 0.5, 3, 3, 2, True, pool_mode=pool)
+    assert torch.equal(got, direct)
+    assert (got != 0).sum() <= 9 * 8 * 9 * 4 * 4  # one sample's four taps per bin at most
+
+
+def test_double_backward_is_refused(gen):
+    x, rois = torch.randn(1, 4, 10, 10, generator=gen), torch.tensor([[0, 1.0, 1, 8, 8]])
+    xl = leaf(x)
+    dx, = torch.autograd.grad(torch.ops.roialign.roi_align(xl, rois, 1.0, 2, 2).pow(2).sum(), xl, create_graph=True)
+    with pytest.raises(RuntimeError, match="double backwards on roialign::roi_align not supported"):
+        dx.sum().backward()
+    dx, = torch.autograd.grad(torch.ops.roialign.multi_scale_roi_align([xl], rois, [1.0], 2, 2).pow(2).sum(), xl,
+                              create_graph=True)
+    with pytest.raises(RuntimeError, match="double backwards on roialign::multi_scale_roi_align not supported"):
+        dx.sum().backward()
+
+
+def test_backward_ops_refuse_bad_gradients(gen):
+    x, rois = torch.randn(1, 4, 10, 10, generator=gen), torch.tensor([[0, 1.0, 1, 8, 8]])
+    with pytest.raises(RuntimeError, match=r"grad has shape \[1, 4, 3, 2\]; the forward's result is \[1, 4, 2, 2\]"):
+        torch.ops.roialign.roi_align_backward(torch.ones(1, 4, 3, 2), x, rois, 1.0, 2, 2)
+    with pytest.raises(RuntimeError, match="grad has dtype Half, the map Float"):
+        torch.ops.roialign.roi_align_backward(torch.ones(1, 4, 2, 2, dtype=torch.half), x, rois, 1.0, 2, 2)
+    with pytest.raises(RuntimeError, match="batch index 3 is outside"):
+        torch.ops.roialign.roi_align_backward(torch.ones(1, 4, 2, 2), x, rois + 3 * (torch.arange(5) == 0), 1.0, 2, 2)
+    with pytest.raises(RuntimeError, match="grad has shape"):
+        torch.ops.roialign.multi_scale_roi_align_backward(torch.ones(2, 4, 2, 2), [x], rois, [1.0], 2, 2)
+
+
+def test_backward_meta_kernels_give_the_maps_shapes(gen):
+    x = torch.empty(2, 16, 40, 48, device="meta").contiguous(memory_format=torch.channels_last)
+    dx = torch.ops.roialign.roi_align_backward(torch.empty(9, 16, 7, 5, device="meta"), x,
+                                               torch.empty(9, 5, device="meta"), 0.25, 7, 5, 2, True, layout="NHWC")
+    assert dx.device.type == "meta" and dx.shape == x.shape and dx.is_contiguous(memory_format=torch.channels_last)
+    feats = [torch.empty(2, 8, 32, 32, device="meta"), torch.empty(2, 8, 16, 16, device="meta")]
+    dxs = torch.ops.roialign.multi_scale_roi_align_backward(torch.empty(4, 8, 3, 3, device="meta"), feats,
+                                                            torch.empty(4, 5, device="meta"), [0.25, 0.125], 3, 3)
+    assert [d.shape for d in dxs] == [f.shape for f in feats] and all(d.device.type == "meta" for d in dxs)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_multi_scale_gradient_is_each_levels_single_level_gradient(gen, layout):
+    # Each RoI's gradient goes to the level its forward pooled from: the multi-level gradient of a level is the
+    # single-level op's gradient over that level's RoIs (a level no RoI chose gets zeros).
+    feats = [leaf(f, layout) for f in list(fpn_features(gen).values())[:4]]
+    scales = [1 / 4, 1 / 8, 1 / 16, 1 / 32]
+    rois = torch.cat([rois_on(gen, 25, 200), torch.tensor([[1, 0, 0, 500, 500.0]])])  # the last: the coarsest level
+    dy = torch.randn(26, 8, 7, 7, generator=gen)
+    ours = grad_of(lambda *f: torch.ops.roialign.multi_scale_roi_align(list(f), rois, scales, 7, 7, 2, True,
+                                                                        layout=layout), feats, dy)
+    area = (rois[:, 3] - rois[:, 1]) * (rois[:, 4] - rois[:, 2])
+    level = torch.floor(4 + torch.log2(torch.sqrt(area) / 224) + 1e-6).clamp(2, 5).long() - 2
+    for lvl, f in enumerate(feats):
+        pick = level == lvl
+        ref, = grad_of(lambda a: torch.ops.roialign.roi_align(a, rois[pick], scales[lvl], 7, 7, 2, True,
+                                                              layout=layout), [leaf(f, layout)], dy[pick])
+        close(ours[lvl], ref)
+    assert (level == 3).sum() == 1 and (ours[3] != 0).any()
+
+
+def test_thread_count_does_not_change_gradient_bits(gen):
+    x = leaf(torch.randn(2, 32, 50, 50, generator=gen))
+    rois = rois_on(gen, 64, 190)
+    feats = [leaf(f) for f in list(fpn_features(gen).values())[:4]]
+    frois = rois_on(gen, 40, 250)
+    dy, fdy = torch.randn(64, 32, 7, 7, generator=gen), torch.randn(40, 8, 7, 7, generator=gen)
+    threads = torch.get_num_threads()
+    got = []
+    try:
+        for n in (1, 2):
+            torch.set_num_threads(n)
+            got.append(grad_of(lambda a: torch.ops.roialign.roi_align(a, rois, 0.25, 7, 7, 0, True), [x], dy)
+                       + grad_of(lambda *f: torch.ops.roialign.multi_scale_roi_align(
+                           list(f), frois, [1 / 4, 1 / 8, 1 / 16, 1 / 32], 7, 7, 2, False), feats, fdy))
+    finally:
+        torch.set_num_threads(threads)
+    assert all(torch.equal(a, b) for a, b in zip(*got))
+
+
+def test_modules_train_as_torchvisions_do(gen):
+    # loss.backward() through roialign.nn's modules: the maps get torchvision's gradients, in both layouts.
+    x = torch.randn(2, 8, 40, 48, generator=gen)
+    boxes = [boxes_on(gen, 12, 150), boxes_on(gen, 7, 150)]
+    feats = fpn_features(gen)
+    fboxes, shapes = [boxes_on(gen, 20, 200), boxes_on(gen, 15, 250)], [(250, 320), (256, 300)]
+    names = ["0", "1", "2", "3"]
+    theirs_x = leaf(x)
+    theirs_f = OrderedDict((k, leaf(v)) for k, v in feats.items())
+    (torchvision.ops.RoIAlign(5, 0.25, 2, True)(theirs_x, boxes).square().sum()
+     + torchvision.ops.MultiScaleRoIAlign(names, 7, 2)(theirs_f, fboxes, shapes).square().sum()).backward()
+    for layout in ("NCHW", "NHWC"):
+        ours_x = leaf(x, layout)
+        ours_f = OrderedDict((k, leaf(v, layout)) for k, v in feats.items())
+        pooled = rnn.RoIAlign(5, 0.25, 2, True, layout=layout)(ours_x, boxes)
+        multi = rnn.MultiScaleRoIAlign(names, 7, 2, layout=layout)(ours_f, fboxes, shapes)
+        loss = pooled.square().sum() + multi.square().sum()
+        loss.backward()
+        close(ours_x.grad, theirs_x.grad)
+        for k in names:
+            close(ours_f[k].grad, theirs_f[k].grad)
+        assert ours_f["pool"].grad is None  # not pooled, as in torchvision
+
+
+def test_scripted_modules_train(gen):
+    x = torch.randn(2, 8, 40, 48, generator=gen)
+    boxes = [boxes_on(gen, 12, 150), boxes_on(gen, 7, 150)]
+    scripted = torch.jit.script(rnn.RoIAlign(5, 0.25, 2, True))
+    a, b = leaf(x), leaf(x)
+    scripted(a, boxes).square().sum().backward()
+    rnn.RoIAlign(5, 0.25, 2, True)(b, boxes).square().sum().backward()
+    assert torch.equal(a.grad, b.grad)
 
 
 def test_thread_count_does_not_change_bits(gen):
@@ -175,7 +340,7 @@ def test_large_results_reuse_the_blocks_of_dead_ones(gen):
 
 def test_package_functions_go_through_the_operators(gen):
     # roialign.roi_align and multi_scale_roi_align on tensors call the operators: traced, they pool the RoIs they
-    # are given; an input that requires grad raises in the operator.
+    # are given; an input that requires grad gets the operator's gradient.
     import roialign
 
     x, rois = torch.randn(2, 8, 40, 48, generator=gen), rois_on(gen, 12, 180)
@@ -183,8 +348,11 @@ def test_package_functions_go_through_the_operators(gen):
     assert "roialign::roi_align" in str(traced.graph)
     other = rois_on(gen, 20, 180)
     assert torch.equal(traced(x, other), torch.ops.roialign.roi_align(x, other, 0.25, 7, 7, 2, True))
-    with pytest.raises(RuntimeError, match="roialign is forward-only"):
-        roialign.roi_align(x.clone().requires_grad_(), rois, 7, 0.25, 2, True)
+    xl = leaf(x)
+    roialign.roi_align(xl, rois, 7, 0.25, 2, True).sum().backward()
+    ref = leaf(x)
+    torchvision.ops.roi_align(ref, rois, 7, 0.25, 2, True).sum().backward()
+    close(xl.grad, ref.grad)
 
     feats = list(fpn_features(gen).values())[:4]
     scales = [1 / 4, 1 / 8, 1 / 16, 1 / 32]
@@ -731,6 +899,23 @@ def test_compile_fullgraph_has_no_graph_break_and_gives_eager_results(gen):
         for k in (9, 17):  # the Meta kernels take a symbolic RoI count: one graph serves both
             inputs = both_inputs(gen, k)
             assert_all_equal(compiled(*inputs), model(*inputs))
+
+
+@needs_compile
+def test_compile_trains_with_eager_gradients(gen):
+    # AOTAutograd traces the Autograd kernels' backward through the backward ops' Meta kernels: the compiled
+    # training step gives eager's gradients, for the single- and the multi-level op in both layouts.
+    model = PoolBoth()
+    inputs = both_inputs(gen, 9)
+    differentiable = [0, 2, 3, 4, 5]  # the maps
+
+    def step(fn):
+        leaves = [leaf(t) if i in differentiable else t for i, t in enumerate(inputs)]
+        sum(o.square().sum() for o in fn(*leaves)).backward()
+        return [leaves[i].grad for i in differentiable]
+
+    torch._dynamo.reset()
+    assert_all_equal(step(torch.compile(model, fullgraph=True)), step(model))
 
 
 @needs_export
