@@ -107,11 +107,18 @@ template <int kTaps>
 HWY_INLINE void AddScaledTaps(const float* w, float* const* acc, const float* HWY_RESTRICT d, int64_t n) {
   const hn::ScalableTag<float> df;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-  hn::Vec<decltype(df)> vw[kTaps];
-  for (int t = 0; t < kTaps; ++t) vw[t] = hn::Set(df, w[t]);
+  static_assert(kTaps == 2 || kTaps == 4, "a sample's taps in one row, or in both");
+  // Separate vectors, not an array: SVE's sizeless vectors cannot be array elements.
+  const auto w0 = hn::Set(df, w[0]), w1 = hn::Set(df, w[1]);
+  const auto w2 = hn::Set(df, kTaps == 4 ? w[2] : 0.0f), w3 = hn::Set(df, kTaps == 4 ? w[3] : 0.0f);
   for (int64_t j = 0; j < n; j += lanes) {
     const auto vd = hn::Load(df, d + j);
-    for (int t = 0; t < kTaps; ++t) hn::Store(hn::Add(hn::Load(df, acc[t] + j), hn::Mul(vw[t], vd)), df, acc[t] + j);
+    hn::Store(hn::Add(hn::Load(df, acc[0] + j), hn::Mul(w0, vd)), df, acc[0] + j);
+    hn::Store(hn::Add(hn::Load(df, acc[1] + j), hn::Mul(w1, vd)), df, acc[1] + j);
+    if constexpr (kTaps == 4) {
+      hn::Store(hn::Add(hn::Load(df, acc[2] + j), hn::Mul(w2, vd)), df, acc[2] + j);
+      hn::Store(hn::Add(hn::Load(df, acc[3] + j), hn::Mul(w3, vd)), df, acc[3] + j);
+    }
   }
 }
 
@@ -139,22 +146,27 @@ void ArgmaxOfBin(const Problem& p, const MapStrides& m, int64_t b, int64_t c, in
       const AxisTap& sy = ys[iy];
       for (int64_t ix = 0; ix < grid_w; ++ix) {
         const AxisTap& sx = xs[ix];
-        V t[4] = {hn::Zero(df), hn::Zero(df), hn::Zero(df), hn::Zero(df)};  // outside: four taps of value 0
+        // The four weighted taps (separate vectors: SVE's cannot be array elements); outside, four of value 0.
+        V t0 = hn::Zero(df), t1 = hn::Zero(df), t2 = hn::Zero(df), t3 = hn::Zero(df);
         if (sy.valid && sx.valid) {
-          const int64_t ty[4] = {sy.lo, sy.lo, sy.hi, sy.hi};
-          const int64_t tx[4] = {sx.lo, sx.hi, sx.lo, sx.hi};
-          const float w[4] = {sy.w_lo * sx.w_lo, sy.w_lo * sx.w_hi, sy.w_hi * sx.w_lo, sy.w_hi * sx.w_hi};
-          for (int i = 0; i < 4; ++i) {
-            LoadChannels(map, m, b, c + j0, count, ty[i], tx[i], values);
+          auto tap = [&](int64_t ty, int64_t tx, float w) {
+            LoadChannels(map, m, b, c + j0, count, ty, tx, values);
             for (int64_t j = count; j < lanes; ++j) values[j] = 0.0f;
-            t[i] = hn::Mul(hn::Set(df, w[i]), hn::Load(df, values));
-          }
+            return hn::Mul(hn::Set(df, w), hn::Load(df, values));
+          };
+          t0 = tap(sy.lo, sx.lo, sy.w_lo * sx.w_lo);
+          t1 = tap(sy.lo, sx.hi, sy.w_lo * sx.w_hi);
+          t2 = tap(sy.hi, sx.lo, sy.w_hi * sx.w_lo);
+          t3 = tap(sy.hi, sx.hi, sy.w_hi * sx.w_hi);
         }
         const float sample = static_cast<float>(iy * grid_w + ix);
         if (onnx) {
-          for (int i = 0; i < 4; ++i) consider(t[i], 4.0f * sample + static_cast<float>(i));
+          consider(t0, 4.0f * sample);
+          consider(t1, 4.0f * sample + 1.0f);
+          consider(t2, 4.0f * sample + 2.0f);
+          consider(t3, 4.0f * sample + 3.0f);
         } else {
-          consider(hn::Add(hn::Add(hn::Add(t[0], t[1]), t[2]), t[3]), sample);
+          consider(hn::Add(hn::Add(hn::Add(t0, t1), t2), t3), sample);
         }
       }
     }
