@@ -7,6 +7,7 @@ run in ONNX Runtime, and torchvision's own detectors with their poolers replaced
 Needs the operator library: the package's own, or ROIALIGN_TORCH_LIBRARY (.ci/test.sh sets it to the build tree's).
 ROIALIGN_REQUIRE_TORCH_OPS=1 (CI) turns a missing library into a failure instead of a skip.
 """
+import copy
 import importlib.util
 import os
 import subprocess
@@ -992,3 +993,60 @@ def test_replaced_poolers_of_mobilenet_fpn_with_two_maps_of_one_stride(gen):
         torch.testing.assert_close(g["boxes"], e["boxes"], atol=1e-3, rtol=0)
         torch.testing.assert_close(g["scores"], e["scores"], atol=1e-4, rtol=0)
         assert torch.equal(g["labels"], e["labels"])
+
+
+
+# The detection builders that test_detectors_with_replaced_poolers and the MobileNet test above do not build, with
+# the number of poolers replace_poolers must replace in each. All exist in torchvision 0.14 (Debian's) and later.
+OTHER_BUILDERS = {
+    "fasterrcnn_resnet50_fpn_v2": 1,
+    "fasterrcnn_mobilenet_v3_large_320_fpn": 1,
+    "maskrcnn_resnet50_fpn_v2": 2,
+    "keypointrcnn_resnet50_fpn": 2,
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_BUILDERS))
+def test_replaced_poolers_of_the_other_detection_builders(gen, name):
+    torch.manual_seed(0)
+    # Small images, few proposals and detections keep the heads cheap (Keypoint R-CNN's costs some 7 GFLOP per
+    # detection); every pooler still runs.
+    theirs = getattr(torchvision.models.detection, name)(
+        weights=None, weights_backbone=None, min_size=128, max_size=160, rpn_pre_nms_top_n_test=60,
+        rpn_post_nms_top_n_test=30, box_score_thresh=0.0, box_detections_per_img=2).eval()
+    tv_poolers = [m for m in theirs.modules() if isinstance(m, torchvision.ops.MultiScaleRoIAlign)]
+    for m in tv_poolers:
+        m.canonical_scale = 56  # boxes of these images (< 160 px) then reach P2 to P5, not only P2 and P3
+    ours = rnn.replace_poolers(copy.deepcopy(theirs))
+    names = [n for n in ("box_roi_pool", "mask_roi_pool", "keypoint_roi_pool") if getattr(theirs.roi_heads, n) is not None]
+    assert len(names) == OTHER_BUILDERS[name]
+    assert all(isinstance(getattr(ours.roi_heads, n), rnn.MultiScaleRoIAlign) for n in names)
+    assert not any(isinstance(m, (torchvision.ops.MultiScaleRoIAlign, torchvision.ops.RoIAlign))
+                   for m in ours.modules())
+    calls = []  # (pooler name, inputs, result) of each call of our poolers
+    for n in names:
+        getattr(ours.roi_heads, n).register_forward_hook(
+            lambda m, args, out, n=n: calls.append((n, args, out)))
+    images = [torch.rand(3, 128, 160, generator=gen), torch.rand(3, 150, 140, generator=gen)]
+    with torch.no_grad():
+        expected, got = theirs(images), ours(images)
+        # Each of our pooler calls against torchvision's pooler on the same inputs (the mask and keypoint poolers
+        # get the detections, which differ between the two models within the tolerance below).
+        assert [c[0] for c in calls] == names
+        for n, args, out in calls:
+            close(out, getattr(theirs.roi_heads, n)(*args))
+    # torchvision's rule sent the box pooler's RoIs to every level its scales give.
+    box_pooler, box_rois = theirs.roi_heads.box_roi_pool, calls[0][1][1]
+    reached = set(box_pooler.map_levels(box_rois).tolist())
+    assert len(reached) == len(box_pooler.scales) or len(set(box_pooler.scales)) == 1, reached
+    for e, g in zip(expected, got):
+        assert sorted(g) == sorted(e)
+        assert e["boxes"].shape == g["boxes"].shape and e["boxes"].shape[0] > 0
+        torch.testing.assert_close(g["boxes"], e["boxes"], atol=1e-3, rtol=0)
+        torch.testing.assert_close(g["scores"], e["scores"], atol=1e-4, rtol=0)
+        assert torch.equal(g["labels"], e["labels"])
+        if "masks" in e:  # mask probabilities, pasted into the image
+            torch.testing.assert_close(g["masks"], e["masks"], atol=1e-3, rtol=0)
+        if "keypoints" in e:  # from the heatmaps' maxima
+            torch.testing.assert_close(g["keypoints"], e["keypoints"], atol=1e-2, rtol=0)
+            torch.testing.assert_close(g["keypoints_scores"], e["keypoints_scores"], atol=1e-3, rtol=0)
