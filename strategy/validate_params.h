@@ -13,7 +13,7 @@ namespace internal {
 // INVALID_ARGUMENT when an attribute is out of range or an enum value unknown.
 Status ValidateParams(const Params& params);
 // The multi-level attributes: 1 to ROIALIGN_MAX_LEVELS finite, positive scales, a known rule, and what the rule
-// needs (SCALE: consecutive powers of two, finest first; a finite canonical size > 0). params.params is checked
+// needs (SCALE: powers of two, in any order, repeats allowed; a finite canonical size > 0). params.params is checked
 // by ValidateParams.
 Status ValidateMultiLevelParams(const MultiLevelParams& params);
 

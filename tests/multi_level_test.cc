@@ -391,6 +391,42 @@ TEST(MultiLevelRules, ScaleRuleMapsLevelsAsTorchvisionForAnyPowersOfTwo) {
   }
 }
 
+// The same on random boxes of every size, for sets of scales a torchvision pooler can infer beyond FPN's usual
+// 1/4..1/32: maps coarser than 1/32, scales of 1 and 2 (k <= 0), the most levels the API takes, with repeats and
+// gaps anywhere. ExpectedLevel states LevelMapper's formula on its own.
+TEST(MultiLevelRules, ScaleRuleOnRandomBoxesIsLevelMappersFormula) {
+  const std::vector<std::vector<float>> sets = {
+      {0.0625f, 0.03125f, 0.03125f},
+      {0.25f, 0.125f, 0.125f, 0.03125f},
+      {2.0f, 1.0f, 0.5f},
+      {1.0f, 0.0078125f},
+      {0.03125f, 0.0625f, 0.25f},
+      {0.015625f},
+      {0.5f, 0.25f, 0.25f, 0.125f, 0.0625f, 0.03125f, 0.015625f, 0.00390625f},
+  };
+  std::mt19937 rng(11);
+  for (const std::vector<float>& scales : sets) {
+    MultiLevelParams mp;
+    mp.scales = scales;
+    mp.level_rule = LevelRule::kScale;
+    mp.params.sampling_ratio = 2;  // boxes of 4000 px at scale 2 would take millions of samples per bin adaptively
+    Pyramid p = MakePyramid(&rng, 2, 48, 64, static_cast<int>(scales.size()));
+    p.scales = scales;
+    AddRandomBoxes(&rng, &p, 200, 480.0f, 640.0f, 0.5f, 4000.0f);
+    const std::vector<int32_t> level = ExpectedLevels(mp, p);
+    // Every set sends boxes to more than one outcome (a map or none) unless all its scales name one level.
+    const int32_t k_min = static_cast<int32_t>(std::lround(-std::log2(scales.front())));
+    const int32_t k_max = static_cast<int32_t>(std::lround(-std::log2(scales.back())));
+    if (k_min < k_max) {
+      EXPECT_NE(std::count(level.begin(), level.end(), level[0]), static_cast<std::ptrdiff_t>(level.size()));
+    }
+    const MultiLevelRun got = RunMultiLevel("host", mp, p, nullptr, false, 1);
+    ASSERT_TRUE(got.status.ok()) << got.status.message();
+    EXPECT_EQ(CountMismatches(got.out, LevelByLevelReference(mp, p, level), DType::kF32, "SCALE"), 0u)
+        << scales.size() << " maps, first scale " << scales[0];
+  }
+}
+
 TEST(MultiLevelRules, SelectionRefusals) {
   struct Bad {
     std::vector<float> scales;

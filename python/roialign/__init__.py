@@ -801,7 +801,8 @@ def multi_scale_roi_align(features, boxes, output_size, spatial_scales, sampling
     ``levels``: which level pools each box.
 
     - ``None`` (default): torchvision's rule, ``floor(canonical_level + log2(sqrt(area) / canonical_scale) +
-      1e-6)`` clamped to the levels the scales give, which must then be consecutive powers of two, finest first.
+      1e-6)`` clamped to the levels of the first and last scales, as torchvision's ``LevelMapper``; the scales must
+      then be powers of two (repeated ones too, as MobileNet v3's FPN has).
     - ``"openvino"``: OpenVINO ExperimentalDetectronROIFeatureExtractor's rule: level 0 is P2, ``floor(
       canonical_level - 2 + log2(sqrt(area) / canonical_scale + 1e-6))`` clamped to the levels; boxes of zero or
       negative area are not pooled and give zeros.
