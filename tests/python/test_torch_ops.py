@@ -1020,7 +1020,8 @@ def test_replaced_poolers_of_the_other_detection_builders(gen, name):
     for m in tv_poolers:
         m.canonical_scale = 56  # boxes of these images (< 160 px) then reach P2 to P5, not only P2 and P3
     ours = rnn.replace_poolers(copy.deepcopy(theirs))
-    names = [n for n in ("box_roi_pool", "mask_roi_pool", "keypoint_roi_pool") if getattr(theirs.roi_heads, n) is not None]
+    names = [n for n in ("box_roi_pool", "mask_roi_pool", "keypoint_roi_pool")
+             if getattr(theirs.roi_heads, n) is not None]
     assert len(names) == OTHER_BUILDERS[name]
     assert all(isinstance(getattr(ours.roi_heads, n), rnn.MultiScaleRoIAlign) for n in names)
     assert not any(isinstance(m, (torchvision.ops.MultiScaleRoIAlign, torchvision.ops.RoIAlign))
