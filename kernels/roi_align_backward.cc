@@ -22,6 +22,7 @@
 #include "kernels/kernel_descriptor.h"
 #include "kernels/problem.h"
 #include "kernels/roi_geometry.h"
+#include "kernels/transpose-inl.h"
 
 #ifndef ROIALIGN_KERNELS_ROI_ALIGN_BACKWARD_ONCE_
 #define ROIALIGN_KERNELS_ROI_ALIGN_BACKWARD_ONCE_
@@ -267,11 +268,12 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
 
   // The range, rounded once into dX's layout and dtype.
   T* const dx = static_cast<T*>(p.grad_input);
-  if (map.block == 1) {  // planar: each channel's rows of the range, from the accumulator's channels-last pixels
-    for (int64_t j = 0; j < n; ++j) {
-      T* const plane = dx + map.Offset(r.image, c0 + j, y_begin, 0);
-      const float* const from = acc + j;
-      for (int64_t i = 0; i < (y_end - y_begin) * W; ++i) StoreF32As(from[i * np], plane + i);
+  if (map.block == 1) {
+    // Planar: the accumulator's channels-last pixels transposed into each channel's rows of the range, a register
+    // tile of channels at a time (the stores then run along the planes).
+    T* const planes = dx + map.Offset(r.image, c0, y_begin, 0);
+    for (int64_t j = 0; j < n; j += kTransposeTileF32) {
+      TransposeTile(acc, np, map.planes, 0, (y_end - y_begin) * W, j, std::min(n, j + kTransposeTileF32), planes);
     }
     return;  // no padded lanes
   }
