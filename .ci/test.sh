@@ -48,8 +48,9 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
   # there); the PyTorch stage below tests them, from the package.
   CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py/venv/bin/python" -I -m pip install -q --config-settings=build-dir="$py/build" \
     --config-settings=cmake.define.ROIALIGN_PYTHON_TORCH_OPS=ON .
-  ROIALIGN_REQUIRE_TORCHVISION=1 "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python \
-    --ignore=tests/python/test_torch_ops.py
+  # The package has its torch operators here, so test_training.py must run, not skip.
+  ROIALIGN_REQUIRE_TORCHVISION=1 ROIALIGN_REQUIRE_TORCH_OPS=1 "$py/venv/bin/python" -I -m pytest \
+    -p no:cacheprovider tests/python --ignore=tests/python/test_torch_ops.py
 
   stage "TVM: libroialign_tvm.so (apache-tvm-ffi) and roialign.tvm.dispatch_roi_align on Relax models (apache-tvm)"
   # apache-tvm and apache-tvm-ffi come from .ci/setup-debian.sh (.peers/); their absence fails this stage.
