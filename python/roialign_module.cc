@@ -89,14 +89,17 @@ std::string DTypeName(nb::dlpack::dtype dtype) {
 
 // The element type of each roialign::DType, as DLPack spells it.
 bool Matches(nb::dlpack::dtype dtype, roialign::DType want) {
-  if (dtype.lanes != 1 || dtype.bits != (want == roialign::DType::kF32 ? 32 : 16)) return false;
   const auto code = static_cast<nb::dlpack::dtype_code>(dtype.code);
+  if (dtype.lanes != 1) return false;
   switch (want) {
     case roialign::DType::kF32:
+      return code == nb::dlpack::dtype_code::Float && dtype.bits == 32;
     case roialign::DType::kF16:
-      return code == nb::dlpack::dtype_code::Float;
+      return code == nb::dlpack::dtype_code::Float && dtype.bits == 16;
     case roialign::DType::kBF16:
-      return code == nb::dlpack::dtype_code::Bfloat;
+      return code == nb::dlpack::dtype_code::Bfloat && dtype.bits == 16;
+    case roialign::DType::kF64:
+      return code == nb::dlpack::dtype_code::Float && dtype.bits == 64;
   }
   return false;
 }
@@ -106,8 +109,14 @@ const char* PythonDTypeName(roialign::DType dtype) {
     case roialign::DType::kF32: return "float32";
     case roialign::DType::kF16: return "float16";
     case roialign::DType::kBF16: return "bfloat16";
+    case roialign::DType::kF64: return "float64";
   }
   return "?";
+}
+
+// The RoIs' element type for a kernel's dtype: an F64 kernel reads them in double (rois_f64), every other in float.
+roialign::DType RoisDTypeOf(roialign::DType dtype) {
+  return dtype == roialign::DType::kF64 ? roialign::DType::kF64 : roialign::DType::kF32;
 }
 
 std::string ShapeString(const std::vector<int64_t>& shape) {
@@ -134,7 +143,8 @@ bool Overlap(const A& a, const B& b) {
 // Dense, row-major (strides of dimensions of extent 1 do not matter), on the CPU; the dtype is checked against the
 // kernel's, the rank against its layout (4, or 5 for the blocked layouts). Input and RoIs may be read-only.
 using InputArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
-using RoisArray = nb::ndarray<const float, nb::ndim<2>, nb::device::cpu, nb::c_contig>;
+// float32 RoIs, or float64 for an F64 kernel (checked against the kernel's dtype by CheckRois).
+using RoisArray = nb::ndarray<nb::ro, nb::ndim<2>, nb::device::cpu, nb::c_contig>;
 using BatchIndexArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
 using OutputArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 
@@ -204,8 +214,15 @@ MapExtents CheckMap(const std::vector<int64_t>& shape, roialign::Layout layout, 
   return e;
 }
 
-// The one check of the boxes' extents: [K, 5], or [K, 4] with one batch index per row. Returns K.
-int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices) {
+// The one check of the boxes: float32 (float64 for an F64 kernel), [K, 5], or [K, 4] with one batch index per row.
+// Returns K.
+int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices, roialign::DType dtype) {
+  const roialign::DType want = RoisDTypeOf(dtype);
+  if (!Matches(rois.dtype(), want)) {
+    throw nb::type_error(("rois have dtype " + DTypeName(rois.dtype()) + "; a " + PythonDTypeName(dtype) +
+                          " kernel reads " + PythonDTypeName(want) + " rois")
+                             .c_str());
+  }
   const int64_t k = static_cast<int64_t>(rois.shape(0));
   const int64_t columns = batch_indices ? 4 : 5;
   if (static_cast<int64_t>(rois.shape(1)) != columns) {
@@ -245,6 +262,18 @@ void CheckOut(const Array& output, const roialign::Params& p, int64_t k, int64_t
   }
 }
 
+// Points the inputs at the RoIs (checked by CheckRois): rois_f64 for an F64 kernel, rois for every other.
+template <typename Inputs>
+void SetRois(const roialign::Params& p, const RoisArray& rois, Inputs* in) {
+  if (p.dtype == roialign::DType::kF64) {
+    in->rois = nullptr;
+    in->rois_f64 = static_cast<const double*>(rois.data());
+  } else {
+    in->rois = static_cast<const float*>(rois.data());
+    in->rois_f64 = nullptr;
+  }
+}
+
 void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArray& rois,
          const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads,
          std::optional<int64_t> channels) {
@@ -255,7 +284,7 @@ void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArra
   }
   const MapExtents e = CheckMap(ShapeOf(input), p.layout, channels, "input");
   const int64_t n = e.n, c = e.c, h = e.h, w = e.w;
-  const int64_t k = CheckRois(rois, batch_indices);
+  const int64_t k = CheckRois(rois, batch_indices, p.dtype);
   CheckOut(output, p, k, c);
   if (Overlap(output, input) || Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices))) {
     throw nb::value_error("out overlaps the input, the rois or the batch indices");
@@ -267,7 +296,7 @@ void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArra
   in.channels = c;
   in.height = h;
   in.width = w;
-  in.rois = rois.data();
+  SetRois(p, rois, &in);
   in.batch_indices = batch_indices ? batch_indices->data() : nullptr;
   in.num_rois = k;
   roialign::Status status;
@@ -311,7 +340,7 @@ void RunBackward(const roialign::Kernel& kernel, const InputArray& grad_output, 
                              .c_str());
   }
   const MapExtents e = CheckMap(ShapeOf(input), p.layout, channels, "input");
-  const int64_t k = CheckRois(rois, batch_indices);
+  const int64_t k = CheckRois(rois, batch_indices, p.dtype);
   CheckOut(grad_output, p, k, e.c, "grad_output");
   CheckGradInput(grad_input, input, p, "out");
   if (Overlap(grad_input, grad_output) || Overlap(grad_input, input) || Overlap(grad_input, rois) ||
@@ -324,7 +353,7 @@ void RunBackward(const roialign::Kernel& kernel, const InputArray& grad_output, 
   in.channels = e.c;
   in.height = e.h;
   in.width = e.w;
-  in.rois = rois.data();
+  SetRois(p, rois, &in);
   in.batch_indices = batch_indices ? batch_indices->data() : nullptr;
   in.num_rois = k;
   roialign::Status status;
@@ -336,12 +365,15 @@ void RunBackward(const roialign::Kernel& kernel, const InputArray& grad_output, 
 }
 
 roialign::Kernel Select(const std::string& target, int64_t pooled_height, int64_t pooled_width,
-                        float spatial_scale, int32_t sampling_ratio, int coordinate_mode, int pool_mode, int layout,
+                        double spatial_scale, int32_t sampling_ratio, int coordinate_mode, int pool_mode, int layout,
                         int dtype, bool backward) {
   roialign::Params p;
   p.pooled_height = pooled_height;
   p.pooled_width = pooled_width;
-  p.spatial_scale = spatial_scale;
+  // An F64 kernel reads the scale in double (spatial_scale_f64), as Python holds it; the others in float. The float
+  // copy is set for every dtype, so the library validates the scale the same way for all.
+  p.spatial_scale = static_cast<float>(spatial_scale);
+  if (static_cast<roialign::DType>(dtype) == roialign::DType::kF64) p.spatial_scale_f64 = spatial_scale;
   p.sampling_ratio = sampling_ratio;
   // Unknown values are the library's to refuse (INVALID_ARGUMENT, with the list of known values).
   p.coordinate_mode = static_cast<roialign::CoordinateMode>(coordinate_mode);
@@ -385,7 +417,7 @@ std::pair<int64_t, int64_t> MultiLevelInputsOf(const roialign::Params& p, const 
     }
     level_maps->push_back({maps[l].data(), e.h, e.w});
   }
-  const int64_t k = CheckRois(rois, batch_indices);
+  const int64_t k = CheckRois(rois, batch_indices, p.dtype);
   if (levels && static_cast<int64_t>(levels->shape(0)) != k) {
     throw nb::value_error(("levels holds " + std::to_string(levels->shape(0)) + " values for " + std::to_string(k) +
                            " rois").c_str());
@@ -394,7 +426,7 @@ std::pair<int64_t, int64_t> MultiLevelInputsOf(const roialign::Params& p, const 
   in->num_maps = static_cast<int32_t>(level_maps->size());
   in->batch = n;
   in->channels = c;
-  in->rois = rois.data();
+  SetRois(p, rois, in);
   in->batch_indices = batch_indices ? batch_indices->data() : nullptr;
   in->levels = levels ? levels->data() : nullptr;
   in->num_rois = k;
@@ -570,7 +602,12 @@ NB_MODULE(_roialign, m) {
       .def_prop_ro("name", [](const roialign::Kernel& k) { return k.name(); })
       .def_prop_ro("pooled_height", [](const roialign::Kernel& k) { return k.params().pooled_height; })
       .def_prop_ro("pooled_width", [](const roialign::Kernel& k) { return k.params().pooled_width; })
-      .def_prop_ro("spatial_scale", [](const roialign::Kernel& k) { return k.params().spatial_scale; })
+      .def_prop_ro("spatial_scale",
+                   [](const roialign::Kernel& k) {
+                     // The scale the kernel computes with: in double for F64, else as float32 holds it.
+                     const roialign::Params& p = k.params();
+                     return p.spatial_scale_f64 != 0.0 ? p.spatial_scale_f64 : static_cast<double>(p.spatial_scale);
+                   })
       .def_prop_ro("sampling_ratio", [](const roialign::Kernel& k) { return k.params().sampling_ratio; })
       .def_prop_ro("coordinate_mode",
                    [](const roialign::Kernel& k) { return static_cast<int>(k.params().coordinate_mode); })
@@ -582,8 +619,8 @@ NB_MODULE(_roialign, m) {
            nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(), nb::arg("num_threads"),
            nb::arg("channels").none() = nb::none(),
            "Runs on dense arrays in memory order (input [N,C,H,W], [N,H,W,C] or [N,ceil(C/b),H,W,b]; out "
-           "[K,C,PH,PW], [K,PH,PW,C] or [K,ceil(C/b),PH,PW,b]); rois float32 [K,5], or [K,4] with int64 "
-           "batch_indices; channels: the logical C (None: from the shape). Releases the GIL while the kernel runs.")
+           "[K,C,PH,PW], [K,PH,PW,C] or [K,ceil(C/b),PH,PW,b]); rois float32 (float64 for a float64 kernel) "
+           "[K,5], or [K,4] with int64 batch_indices; channels: the logical C (None: from the shape). Releases the GIL while the kernel runs.")
       .def("run_backward", &RunBackward, nb::arg("grad_output").noconvert(), nb::arg("input").noconvert(),
            nb::arg("rois").noconvert(), nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(),
            nb::arg("num_threads"), nb::arg("channels").none() = nb::none(),
@@ -595,7 +632,8 @@ NB_MODULE(_roialign, m) {
       .def("run", &RunMultiLevel, nb::arg("maps"), nb::arg("rois").noconvert(),
            nb::arg("batch_indices").noconvert().none(), nb::arg("levels").noconvert().none(),
            nb::arg("out").noconvert(), nb::arg("num_threads"), nb::arg("channels").none() = nb::none(),
-           "Runs on dense arrays in memory order: one map per level, rois float32 [K,5] or [K,4] with int64 "
+           "Runs on dense arrays in memory order: one map per level, rois float32 (float64 for a float64 kernel) "
+           "[K,5] or [K,4] with int64 "
            "batch_indices, int32 levels for the rule 'given', channels as for Kernel.run. Releases the GIL while "
            "the kernel runs.")
       .def_prop_ro("backward", [](const roialign::MultiLevelKernel& k) { return k.params().params.backward; })

@@ -53,10 +53,11 @@ roialign_dtype DTypeOf(const at::Tensor& t, const char* what) {
     case at::kFloat: return ROIALIGN_DTYPE_F32;
     case at::kHalf: return ROIALIGN_DTYPE_F16;
     case at::kBFloat16: return ROIALIGN_DTYPE_BF16;
+    case at::kDouble: return ROIALIGN_DTYPE_F64;
     default: break;
   }
   TORCH_CHECK(false, "roialign: ", what, " has dtype ", t.scalar_type(),
-              "; roialign pools float32, float16 and bfloat16");
+              "; roialign pools float32, float16, bfloat16 and float64");
 }
 
 // torchvision's `aligned` picks the coordinate mode; an explicit coordinate_mode must agree with it.
@@ -80,6 +81,9 @@ roialign_params ParamsOf(roialign_dtype dtype, double spatial_scale, int64_t poo
   p.pooled_height = pooled_height;
   p.pooled_width = pooled_width;
   p.spatial_scale = static_cast<float>(spatial_scale);
+  // A float64 kernel computes with the scale in double, as the schema's `float` holds it; the float copy above is
+  // what the library validates for every dtype.
+  if (dtype == ROIALIGN_DTYPE_F64) p.spatial_scale_f64 = spatial_scale;
   p.sampling_ratio = static_cast<int32_t>(sampling_ratio);
   p.coordinate_mode = CoordinateModeOf(aligned, coordinate_mode);
   p.pool_mode = static_cast<roialign_pool_mode>(ParseName(pool_mode, ROIALIGN_ENUM_POOL_MODE, "pool_mode"));
@@ -155,14 +159,25 @@ at::Tensor DenseMap(const at::Tensor& t, c10::string_view layout, const char* wh
   return t.contiguous(FormatOf(layout));
 }
 
-// RoIs as [K, 5] float32 rows (batch_index, x1, y1, x2, y2), as torchvision takes them.
-at::Tensor DenseRois(const at::Tensor& rois) {
+// RoIs as [K, 5] rows (batch_index, x1, y1, x2, y2), as torchvision takes them: float32, or float64 for a float64
+// kernel (which reads them in double).
+at::Tensor DenseRois(const at::Tensor& rois, roialign_dtype dtype) {
   TORCH_CHECK(rois.dim() == 2 && rois.size(1) == 5,
               "roialign: rois must be [K, 5] (batch_index, x1, y1, x2, y2); got shape ", rois.sizes());
   TORCH_CHECK(rois.device().is_cpu(), "roialign: rois are on ", rois.device(), "; roialign runs on the CPU");
   TORCH_CHECK(at::isFloatingType(rois.scalar_type()), "roialign: rois must be floating point; got ",
               rois.scalar_type());
-  return rois.to(at::kFloat).contiguous();
+  return rois.to(dtype == ROIALIGN_DTYPE_F64 ? at::kDouble : at::kFloat).contiguous();
+}
+
+// Points the inputs at the dense RoIs: rois_f64 for a float64 kernel, rois for every other.
+void SetRois(const at::Tensor& boxes, roialign_dtype dtype, roialign_inputs* in) {
+  if (dtype == ROIALIGN_DTYPE_F64) {
+    in->rois_f64 = boxes.data_ptr<double>();
+  } else {
+    in->rois = boxes.data_ptr<float>();
+  }
+  in->num_rois = boxes.size(0);
 }
 
 // A result of the call's shape, layout and dtype (result_pool.h: large ones reuse the blocks of dead results).
@@ -185,15 +200,15 @@ SingleLevelCall SingleLevelCallOf(const at::Tensor& input, const at::Tensor& roi
                                   const c10::optional<c10::string_view>& coordinate_mode) {
   SingleLevelCall call;
   call.map = DenseMap(input, layout, "input");
-  call.boxes = DenseRois(rois);
-  call.params = ParamsOf(DTypeOf(call.map, "input"), spatial_scale, pooled_height, pooled_width, sampling_ratio,
+  const roialign_dtype dtype = DTypeOf(call.map, "input");
+  call.boxes = DenseRois(rois, dtype);
+  call.params = ParamsOf(dtype, spatial_scale, pooled_height, pooled_width, sampling_ratio,
                          aligned, layout, pool_mode, coordinate_mode);
   roialign_inputs_init(&call.inputs);
   call.inputs.batch = call.map.size(0);
   call.inputs.channels = call.map.size(1);
   call.inputs.maps[0] = {call.map.data_ptr(), call.map.size(2), call.map.size(3), {0, 0, 0, 0}};
-  call.inputs.rois = call.boxes.data_ptr<float>();
-  call.inputs.num_rois = call.boxes.size(0);
+  SetRois(call.boxes, dtype, &call.inputs);
   return call;
 }
 
@@ -318,6 +333,7 @@ MultiLevelRequest MultiLevelParamsOf(const at::TensorList& features, at::ArrayRe
   std::memset(&r, 0, sizeof(r));
   r.params = ParamsOf(DTypeOf(features[0], "features[0]"), 1.0, pooled_height, pooled_width, sampling_ratio, aligned,
                       layout, "AVG", c10::nullopt);
+  r.params.spatial_scale_f64 = 0.0;  // each level has its own scale (float32, as torchvision's powers of two are)
   roialign_multi_level_params& mp = r.levels;
   roialign_multi_level_params_init(&mp);
   mp.num_levels = static_cast<int32_t>(scales.size());
@@ -359,12 +375,11 @@ MultiLevelCall MultiLevelCallOf(at::TensorList features, const at::Tensor& rois,
                 maps[0].size(0), ", ", maps[0].size(1), ")");
     in.maps[l] = {maps[l].data_ptr(), maps[l].size(2), maps[l].size(3), {0, 0, 0, 0}};
   }
-  call.boxes = DenseRois(rois);
+  call.boxes = DenseRois(rois, call.request.params.dtype);
+  SetRois(call.boxes, call.request.params.dtype, &in);
   in.num_maps = static_cast<int32_t>(features.size());
   in.batch = maps[0].size(0);
   in.channels = maps[0].size(1);
-  in.rois = call.boxes.data_ptr<float>();
-  in.num_rois = call.boxes.size(0);
   return call;
 }
 

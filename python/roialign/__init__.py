@@ -43,10 +43,10 @@ __all__ = ["roi_align", "roi_align_backward", "multi_scale_roi_align", "multi_sc
 
 
 class DTypeError(TypeError, RuntimeError):
-    """An array of a dtype roialign does not compute in (float64, integers): roialign takes float32, float16 and
-    bfloat16. A TypeError, as for any argument of the wrong type, and a RuntimeError, as torchvision's operators and
-    roialign's own torch operators (``roialign.nn``) raise for a tensor of a dtype they have no kernel for, so that
-    ``roialign.roi_align`` and ``roialign.nn.RoIAlign`` refuse a float64 tensor alike."""
+    """An array of a dtype roialign does not compute in (integers, complex, float128, ...): roialign takes float32,
+    float16, bfloat16 and float64. A TypeError, as for any argument of the wrong type, and a RuntimeError, as
+    torchvision's operators and roialign's own torch operators (``roialign.nn``) raise for a tensor of a dtype they
+    have no kernel for, so that ``roialign.roi_align`` and ``roialign.nn.RoIAlign`` refuse an integer tensor alike."""
 
 
 def _table(kind):
@@ -65,6 +65,10 @@ def _table(kind):
 
 _LAYOUTS = _table("layout")
 _DTYPES = _table("dtype")
+# The library's own dtype names ("f32", "f16", "bf16", "f64", any case) as aliases of this API's, so that
+# select(dtype="f64") works; they take precedence over numpy's spellings ("f16" is float128 to numpy).
+_DTYPE_ALIASES = {name.lower(): api for name, api in zip(_roialign.enum_names("dtype"), _DTYPES)}
+_DTYPE_LIST = ", ".join(list(_DTYPES)[:-1]) + " or " + list(_DTYPES)[-1]  # "float32, float16, bfloat16 or float64"
 _POOL_MODES = _table("pool_mode")
 _COORDINATE_MODES = _table("coordinate_mode")
 _LEVEL_RULES = _table("level_rule")
@@ -144,8 +148,9 @@ def _torch_ops_for(input, boxes, target, num_threads, out):
     return _torch_ops.available()
 
 
-def _op_rois(torch, boxes):
-    """[K, 5] rows (batch_index, x1, y1, x2, y2) of torch boxes in either form, checked as _boxes checks them."""
+def _op_rois(torch, boxes, dtype):
+    """[K, 5] rows (batch_index, x1, y1, x2, y2) of torch boxes in either form, checked as _boxes checks them; the
+    list form is assembled in float64 for a float64 map (``dtype``), else in float32, as the operator reads it."""
     def floating(b, what):
         if b.device.type != "cpu":
             raise ValueError("roialign runs on the CPU; %s is on %s (move it with .cpu())" % (what, b.device))
@@ -162,14 +167,19 @@ def _op_rois(torch, boxes):
                 raise ValueError("boxes[%d] must be [L, 4] (x1, y1, x2, y2): a list of boxes holds one such array per "
                                  "image, as torchvision's List[Tensor]; got shape %s (for rows that carry their batch "
                                  "index pass one [K, 5] array)" % (i, tuple(b.shape)))
-            b = b.to(torch.float32)
+            b = b.to(_rois_torch_dtype(torch, dtype))
             rows.append(torch.cat([torch.full_like(b[:, :1], float(i)), b], dim=1))
-        return torch.cat(rows, dim=0) if rows else torch.zeros((0, 5))
+        return torch.cat(rows, dim=0) if rows else torch.zeros((0, 5), dtype=_rois_torch_dtype(torch, dtype))
     floating(boxes, "boxes")
     if boxes.dim() != 2:
         raise ValueError("boxes must be [K, 5] (batch_index, x1, y1, x2, y2) or a list of [L, 4] per image; got "
                          "shape %s" % (tuple(boxes.shape),))
     return boxes
+
+
+def _rois_torch_dtype(torch, dtype):
+    """The torch dtype of the RoIs for a map of dtype name ``dtype``: float64 kernels read them in float64."""
+    return torch.float64 if dtype == "float64" else torch.float32
 
 
 def _op_map(input, what):
@@ -199,20 +209,23 @@ def _call_op(op, *args, **kwargs):
 
 
 def _dtype_name(dtype):
-    """'float32', 'float16' or 'bfloat16' for a dtype of numpy or torch, or a name; else TypeError."""
+    """'float32', 'float16', 'bfloat16' or 'float64' for a dtype of numpy or torch, or a name (numpy's, or the
+    library's: 'f32', 'f16', 'bf16', 'f64'); else DTypeError."""
     torch = _torch()
     if torch is not None and isinstance(dtype, torch.dtype):
         name = str(dtype).replace("torch.", "")
+    elif isinstance(dtype, str) and dtype.lower() in _DTYPE_ALIASES:
+        name = _DTYPE_ALIASES[dtype.lower()]
     elif isinstance(dtype, str) and dtype.lower() == "bfloat16":
         name = "bfloat16"
     else:
         try:
             np_dtype = np.dtype(dtype)
         except TypeError:
-            raise DTypeError("dtype must be float32, float16 or bfloat16; got %r" % (dtype,)) from None
+            raise DTypeError("dtype must be %s; got %r" % (_DTYPE_LIST, dtype)) from None
         name = np_dtype.name if np_dtype.isnative else str(np_dtype)
     if name not in _DTYPES:
-        raise DTypeError("roialign computes in float32, float16 or bfloat16; got %s" % name)
+        raise DTypeError("roialign computes in %s; got %s" % (_DTYPE_LIST, name))
     return name
 
 
@@ -305,8 +318,8 @@ class _MapInfo:
         self.dtype = dtype
 
 
-def _to_numpy(a, what):
-    """Boxes of any kind as a numpy array (torch: zero-copy for float32 CPU tensors)."""
+def _to_numpy(a, what, rows_dtype=np.float32):
+    """Boxes of any kind as a numpy array (torch: zero-copy for CPU tensors of ``rows_dtype``)."""
     if _is_tensor(a):
         torch = _torch()
         if a.device.type != "cpu":
@@ -314,8 +327,9 @@ def _to_numpy(a, what):
         a = a.detach()
         if not a.is_floating_point():
             raise TypeError("%s must hold floating-point coordinates; got %s" % (what, a.dtype))
-        if a.dtype != torch.float32:
-            a = a.to(torch.float32)  # numpy has no bfloat16; boxes are float32 for every dtype anyway
+        want = torch.float64 if rows_dtype == np.float64 else torch.float32
+        if a.dtype != want:
+            a = a.to(want)  # numpy has no bfloat16; boxes are float32 (float64 for a float64 kernel) anyway
         return a.contiguous().numpy()
     if isinstance(a, np.ndarray):
         return a
@@ -324,35 +338,37 @@ def _to_numpy(a, what):
     return np.asarray(a)
 
 
-def _float32_rows(a, what):
+def _rows(a, what, rows_dtype):
     if a.dtype.kind != "f":
         raise TypeError("%s must hold floating-point coordinates; got %s" % (what, a.dtype))
-    return np.ascontiguousarray(a, dtype=np.float32)
+    return np.ascontiguousarray(a, dtype=rows_dtype)
 
 
-def _boxes(boxes):
-    """(rois, batch_indices): float32 [K, 5] and None, or float32 [K, 4] and int64 [K] for the list form."""
+def _boxes(boxes, dtype="float32"):
+    """(rois, batch_indices): [K, 5] and None, or [K, 4] and int64 [K] for the list form; the rows in float32, or in
+    float64 for a kernel of dtype float64 (which reads its RoIs in double: docs/semantics.md)."""
+    rows_dtype = np.float64 if dtype == "float64" else np.float32
     if isinstance(boxes, (list, tuple)):
         per_image = []
         for i, b in enumerate(boxes):
-            b = _to_numpy(b, "boxes[%d]" % i)
+            b = _to_numpy(b, "boxes[%d]" % i, rows_dtype)
             if b.ndim != 2 or b.shape[-1] != 4:
                 raise ValueError("boxes[%d] must be [L, 4] (x1, y1, x2, y2): a list of boxes holds one such array per "
                                  "image, as torchvision's List[Tensor]; got shape %s (for rows that carry their batch "
                                  "index pass one [K, 5] array)" % (i, b.shape))
-            per_image.append(_float32_rows(b, "boxes[%d]" % i))
+            per_image.append(_rows(b, "boxes[%d]" % i, rows_dtype))
         if per_image:
             rois = np.ascontiguousarray(np.concatenate(per_image, axis=0))
         else:
-            rois = np.empty((0, 4), dtype=np.float32)
+            rois = np.empty((0, 4), dtype=rows_dtype)
         counts = [b.shape[0] for b in per_image]
         batch_indices = np.repeat(np.arange(len(per_image), dtype=np.int64), counts)
         return rois, batch_indices
-    b = _to_numpy(boxes, "boxes")
+    b = _to_numpy(boxes, "boxes", rows_dtype)
     if b.ndim != 2:  # the extents are the extension's to check, with the library's other checks
         raise ValueError("boxes must be [K, 5] (batch_index, x1, y1, x2, y2) or a list of [L, 4] per image; got "
                          "shape %s" % (b.shape,))
-    return _float32_rows(b, "boxes"), None
+    return _rows(b, "boxes", rows_dtype), None
 
 
 # New torch results at least this large get transparent huge pages, as numpy gives its own arrays of 4 MiB and more
@@ -492,8 +508,9 @@ class Kernel:
     its working memory between calls, so an operator that runs many times should select once and keep the kernel.
 
     Attributes: ``name`` (the implementation, e.g. ``"roi_align_nhwc.avx2"``), ``target``, ``layout`` (``"NCHW"``,
-    ``"NHWC"``, ``"NCHW4c"``, ``"NCHW8c"`` or ``"NCHW16c"``), ``dtype`` (``"float32"``, ``"float16"`` or ``"bfloat16"``), ``output_size`` ((PH, PW)),
-    ``spatial_scale``, ``sampling_ratio``, ``coordinate_mode``, ``pool`` and ``backward`` (whether it was selected
+    ``"NHWC"``, ``"NCHW4c"``, ``"NCHW8c"`` or ``"NCHW16c"``), ``dtype`` (``"float32"``, ``"float16"``, ``"bfloat16"`` or
+    ``"float64"``), ``output_size`` ((PH, PW)), ``spatial_scale`` (the scale the kernel computes with: as float32
+    holds it, or the Python float itself for a float64 kernel), ``sampling_ratio``, ``coordinate_mode``, ``pool`` and ``backward`` (whether it was selected
     with ``backward=True`` and so also runs :meth:`run_backward`).
     """
 
@@ -531,7 +548,8 @@ class Kernel:
 
         ``boxes``: float ``[K, 5]`` rows ``(batch_index, x1, y1, x2, y2)``, or a list (or tuple) of ``[L_i, 4]``
         rows ``(x1, y1, x2, y2)``, one per image, whose position in the list is the batch index (torchvision's two
-        forms). Coordinates are in input-image pixels; any floating dtype is converted to float32.
+        forms). Coordinates are in input-image pixels; any floating dtype is converted to float32, or to float64 for
+        a float64 kernel.
 
         ``out``: optional, the array to write: ``[K, C, PH, PW]`` for NCHW or a torch tensor of either layout
         (contiguous, or channels_last for NHWC), ``[K, PH, PW, C]`` for NHWC numpy arrays, ``[K, ceil(C/b), PH, PW,
@@ -560,7 +578,7 @@ class Kernel:
     def _run(self, fmap, boxes, out, num_threads):
         if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
             raise TypeError("num_threads must be an int; got %r" % (num_threads,))
-        rois, batch_indices = _boxes(boxes)
+        rois, batch_indices = _boxes(boxes, self.dtype)
         result, out_memory = _result(out, fmap.kind, rois.shape[0], fmap.extent, self.output_size, self.layout,
                                      self.dtype)
         self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
@@ -592,7 +610,7 @@ class Kernel:
         if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
             raise TypeError("num_threads must be an int; got %r" % (num_threads,))
         dy = _grad_output_memory(grad_output, fmap.kind, self.layout, self.dtype)
-        rois, batch_indices = _boxes(boxes)
+        rois, batch_indices = _boxes(boxes, self.dtype)
         result, out_memory = _grad_result(out, fmap, self.layout, self.dtype)
         self._kernel.run_backward(dy, fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
         return result
@@ -611,7 +629,8 @@ def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1
     ``target``: ``"host"`` (the best this CPU runs), ``"generic"`` (the scalar reference), ``"x86"``, ``"arm"``,
     one ISA (``"x86-avx2"``, ``"arm-sve"``, ...) or ``"portable"``; :func:`targets` lists them.
     The attributes are those of :func:`roi_align`, plus ``dtype`` (``"float32"``, ``"float16"``, ``"bfloat16"``,
-    or a numpy or torch dtype) and ``backward``: True selects an implementation that also runs the backward
+    ``"float64"``, the library's names ``"f32"``, ``"f16"``, ``"bf16"``, ``"f64"``, or a numpy or torch dtype) and
+    ``backward``: True selects an implementation that also runs the backward
     (:meth:`Kernel.run_backward`).
 
     Raises ValueError for a malformed request (an unknown target, output_size < 1, spatial_scale not finite and
@@ -651,8 +670,9 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     gradient with respect to ``input`` (none for the boxes, as in torchvision); other calls with an input that
     requires grad raise RuntimeError. :func:`roi_align_backward` computes the gradient for any kind of array.
 
-    ``input``: the feature map, float32 (float16 and bfloat16 where the target serves them), as a numpy array, a
-    torch tensor, or any object with ``__dlpack__`` (read through numpy). Its shape and memory follow ``layout``:
+    ``input``: the feature map, float32, float64 (computed in double, with the boxes and ``spatial_scale`` in double
+    too), or float16 and bfloat16 where the target serves them, as a numpy array, a torch tensor, or any object with
+    ``__dlpack__`` (read through numpy). Its shape and memory follow ``layout``:
 
     - ``layout="NCHW"``: ``[N, C, H, W]``; the result is ``[K, C, PH, PW]``.
     - ``layout="NHWC"``: a torch tensor is ``[N, C, H, W]`` in ``torch.channels_last`` memory (torch's convention:
@@ -696,7 +716,7 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     equal to the map's C (else ValueError).
 
     Raises TypeError (not an array) and :class:`DTypeError` (a TypeError and a RuntimeError, as torchvision's: an
-    unsupported dtype such as float64) and ValueError (wrong rank or box shape) before the library is called; ValueError with the library's message for bad attributes or data (a batch index
+    unsupported dtype such as int32) and ValueError (wrong rank or box shape) before the library is called; ValueError with the library's message for bad attributes or data (a batch index
     outside [0, N), a non-finite coordinate, a limit exceeded); NotImplementedError with the library's message when
     the target cannot serve the request (e.g. float16 on a target without float16 kernels).
     """
@@ -720,7 +740,7 @@ def _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampl
         dtype = _op_map(input, "input")
         _op_channels(channels, input.shape[1], "input")
         kernel = select(target, dtype=dtype, **attributes)
-        args = (_op_rois(torch, boxes), kernel.spatial_scale, kernel.output_size[0], kernel.output_size[1],
+        args = (_op_rois(torch, boxes, dtype), kernel.spatial_scale, kernel.output_size[0], kernel.output_size[1],
                 kernel.sampling_ratio, bool(aligned))
         kwargs = dict(layout=kernel.layout, pool_mode=kernel.pool.upper(),
                       coordinate_mode=kernel.coordinate_mode.upper())
@@ -909,14 +929,14 @@ def _multi_scale_call(grad_output, features, boxes, output_size, spatial_scales,
                                         "half_pixel" if aligned else "legacy", layout, maps[0].dtype, rule,
                                         float(canonical_scale), int(canonical_level), backward)
     if ops is not None:
-        args = (list(features), _op_rois(_torch(), boxes), list(scales), ph, pw, int(sampling_ratio), bool(aligned))
+        args = (list(features), _op_rois(_torch(), boxes, maps[0].dtype), list(scales), ph, pw, int(sampling_ratio), bool(aligned))
         kwargs = dict(level_rule=rule.upper(), canonical_size=float(canonical_scale),
                       canonical_level=int(canonical_level), layout=layout)
         if not backward:
             return _call_op(ops.multi_scale_roi_align, *args, **kwargs)
         _check_grad_tensor(grad_output, maps[0].dtype)
         return list(_call_op(ops.multi_scale_roi_align_backward, grad_output, *args, **kwargs))
-    rois, batch_indices = _boxes(boxes)
+    rois, batch_indices = _boxes(boxes, maps[0].dtype)
     memories = [m.memory for m in maps]
     if backward:
         if out is not None and (not isinstance(out, (list, tuple)) or len(out) != len(maps)):
