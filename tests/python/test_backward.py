@@ -304,7 +304,9 @@ def test_refusals():
         (lambda: call(dy[:, :, :1], x, boxes, 2), ValueError, r"grad_output has shape \(5, 4, 1, 2\); expected "
                                                               r"\(5, 4, 2, 2\)"),
         (lambda: call(dy.astype(np.float16), x, boxes, 2), TypeError, "grad_output has dtype float16"),
-        (lambda: call(dy, x.astype(np.float64), boxes, 2), roialign.DTypeError, "float64"),
+        (lambda: call(dy, x.astype(np.int32), boxes, 2), roialign.DTypeError, "int32"),
+        (lambda: call(dy, x.astype(np.float64), boxes, 2), TypeError, "grad_output has dtype float32; this kernel "
+                                                                      "takes float64"),
         (lambda: call(dy, x, boxes[:, :4], 2), ValueError, r"rois must be \[K, 5\]"),
         (lambda: call(dy, x, boxes + 9 * (np.arange(5) == 0), 2), ValueError, "batch index"),
         (lambda: call(dy, x, boxes, 2, out=np.zeros((2, 4, 10, 9), np.float32)), ValueError,
@@ -330,5 +332,5 @@ def test_refusals():
     for fn, error, message in cases:
         with pytest.raises(error, match=message):
             fn()
-    with pytest.raises(RuntimeError, match="float32, float16 or bfloat16; got float64"):  # DTypeError is both
-        call(dy, x.astype(np.float64), boxes, 2)
+    with pytest.raises(RuntimeError, match="float32, float16, bfloat16 or float64; got int32"):  # DTypeError is both
+        call(dy, x.astype(np.int32), boxes, 2)

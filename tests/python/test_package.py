@@ -375,7 +375,9 @@ def error_cases():
         ("non-finite coordinate", x, nan_box, ok_out, np.float32, ValueError, "x2"),
         ("more images than the map has", x, per_image(boxes, 2) + [boxes[:1, 1:]], (k + 1, c) + pooled,
          np.float32, ValueError, "batch index"),
-        ("float64 input", x.astype(np.float64), boxes, ok_out, np.float32, TypeError, "float64"),
+        ("int32 input", x.astype(np.int32), boxes, ok_out, np.float32, TypeError, "int32"),
+        ("float64 input to a float32 kernel", x.astype(np.float64), boxes, ok_out, np.float32, TypeError,
+         "input has dtype float64; this kernel takes float32"),
         ("3-D input", x[0], boxes, ok_out, np.float32, ValueError, "4-D"),
         ("[K, 4] boxes without batch indices", x, boxes[:, 1:], ok_out, np.float32, ValueError, r"\[K, 5\]"),
         ("integer boxes", x, boxes.astype(np.int32), ok_out, np.float32, TypeError, "floating"),
@@ -448,7 +450,7 @@ def test_errors_leave_torch_out_untouched():
     (lambda x, b: roialign.roi_align(x, b, (7, 7, 7)), TypeError, "output_size"),
     (lambda x, b: roialign.roi_align(x.tolist(), b, 7), TypeError, "numpy array"),
     (lambda x, b: roialign.roi_align(x, b, 7, num_threads=1.5), TypeError, "num_threads"),
-    (lambda x, b: roialign.select(dtype="float64"), TypeError, "float64"),
+    (lambda x, b: roialign.select(dtype="int32"), TypeError, "float64; got int32"),
 ])
 def test_attribute_errors(call, exc, excerpt):
     x, boxes, _, _ = make_problem(19)
