@@ -41,4 +41,12 @@ if [ "${ROIALIGN_SETUP_PEERS:-1}" = "1" ]; then
     "apache-tvm==0.27.*" "apache-tvm-ffi==0.1.14.post0" "numpy<2" >/dev/null 2>&1 \
     && echo "setup-debian: apache-tvm installed in .peers/" \
     || echo "setup-debian: could not install apache-tvm (the TVM tests will fail, the report skips TVM)"
+  # torchvision's own RoIAlign tests (test/test_ops.py of Debian's pytorch-vision 0.14.1 source: PyPI's torchvision
+  # ships no tests), fetched with a private apt state from this machine's Debian sources (about 9 MB, a few
+  # seconds); .ci/test.sh runs them with roialign substituted. Only the four test files are kept.
+  if [ ! -f .peers/torchvision-tests/test/test_ops.py ]; then
+    .ci/python tests/python/torchvision_tests/run.py --fetch .peers/torchvision-tests >/dev/null 2>&1 \
+      && echo "setup-debian: torchvision's tests in .peers/torchvision-tests" \
+      || echo "setup-debian: could not fetch torchvision's tests (the Python stage of .ci/test.sh will fail)"
+  fi
 fi

@@ -51,6 +51,8 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
   # The package has its torch operators here, so test_training.py must run, not skip.
   ROIALIGN_REQUIRE_TORCHVISION=1 ROIALIGN_REQUIRE_TORCH_OPS=1 "$py/venv/bin/python" -I -m pytest \
     -p no:cacheprovider tests/python --ignore=tests/python/test_torch_ops.py
+  # torchvision's own RoIAlign tests (its test_ops.py, fetched by .ci/setup-debian.sh) with roialign substituted.
+  "$py/venv/bin/python" -I tests/python/torchvision_tests/run.py --tests .peers/torchvision-tests
 
   stage "TVM: libroialign_tvm.so (apache-tvm-ffi) and roialign.tvm.dispatch_roi_align on Relax models (apache-tvm)"
   # apache-tvm and apache-tvm-ffi come from .ci/setup-debian.sh (.peers/); their absence fails this stage.
@@ -115,6 +117,8 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" !
     ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
     ROIALIGN_MISMATCHED_TORCH_LIBRARY="$build/engines/torch/libroialign_torch.so" \
     "$t2/venv/bin/python" -I -m pytest -p no:cacheprovider -q tests/python --ignore=tests/python/test_tvm.py
+  # torchvision 0.14.1's RoIAlign tests (the only torchvision tests Debian or PyPI serve) on this torch and torchvision.
+  "$t2/venv/bin/python" -I tests/python/torchvision_tests/run.py --tests .peers/torchvision-tests
 fi
 
 stage "installed package consumed by an outside project (examples/)"
