@@ -55,8 +55,9 @@ Usage: layout_report [options]
   --isas=a,b          ISAs to time (default: every one this CPU runs), e.g. avx2,sse4,emu128
   --best-isas=N       of those, only the N best, as target "host" ranks them (2: the host's ISA and the next)
   --threads=a,b       thread counts (default: 1 and all cores)
-  --dtypes=a,b        feature-map and output dtypes (default: f32): f32, f16, bf16 (16-bit maps are the f32
-                        map rounded to nearest even; an ISA that does not serve a dtype is skipped)
+  --dtypes=a,b        feature-map and output dtypes (default: f32): f32, f16, bf16, f64 (16-bit maps are the
+                        f32 map rounded to nearest even, f64 maps and RoIs the f32 ones widened; an ISA that does
+                        not serve a dtype is skipped)
   --repeats=N         rounds (default 7): each round measures the peaks and then times every path once (after
                         an untimed run), in an order that reverses from round to round
   --settle=N          measure a group (workload, ISA, dtype, threads) again, up to N times, while one of its rows is
@@ -716,7 +717,7 @@ int Main(int argc, char** argv) {
     // The copy the transforms are held to: one pass over buffers of the NCHW map's bytes, read and written.
     PeakMeter copy_meter(shape.Bytes(Layout::kNCHW, DType::kF32), shape.Bytes(Layout::kNCHW, DType::kF32));
     // The blocked rows' output (padded channels), and the reference every f32 row is checked against before timing.
-    AlignedBuffer out(w.OutputSize());
+    AlignedBuffer out(BufferFloats(w.OutputSize(), DType::kF64));  // room for the widest dtype
     const int64_t padded = internal::StoredChannels(Layout::kNCHW16c, spec.channels);
     AlignedBuffer out_b(static_cast<size_t>(spec.num_rois * padded * spec.pooled * spec.pooled));
     AlignedBuffer ref_out(w.OutputSize());

@@ -66,7 +66,7 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
     state.SkipWithError(kernel.status().message().c_str());
     return;
   }
-  AlignedBuffer out(w.OutputSize());  // f32-sized: room for any dtype
+  AlignedBuffer out(BufferFloats(w.OutputSize(), dtype));
   const Inputs in = w.InputsFor(layout, dtype);
   std::unique_ptr<worker_pool, void (*)(worker_pool*)> workers(
       where == Threads::kPool ? worker_pool_create(threads) : nullptr, &worker_pool_destroy);
@@ -113,6 +113,7 @@ void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std:
   c.pooled_height = params.pooled_height;
   c.pooled_width = params.pooled_width;
   c.spatial_scale = params.spatial_scale;
+  c.spatial_scale_f64 = dtype == DType::kF64 ? params.spatial_scale : 0.0;
   c.sampling_ratio = params.sampling_ratio;
   c.coordinate_mode = static_cast<roialign_coordinate_mode>(params.coordinate_mode);
   c.pool_mode = static_cast<roialign_pool_mode>(params.pool_mode);
@@ -134,16 +135,21 @@ void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std:
   inputs.maps[0].height = in.height;
   inputs.maps[0].width = in.width;
   inputs.rois = in.rois;
+  inputs.rois_f64 = in.rois_f64;
   inputs.batch_indices = in.batch_indices;
   inputs.num_rois = in.num_rois;
   const int64_t stored = internal::StoredChannels(layout, in.channels);
   const size_t dx_elements = static_cast<size_t>(in.batch * stored * in.height * in.width);
-  AlignedBuffer dy(static_cast<size_t>(in.num_rois * stored * params.pooled_height * params.pooled_width));
-  AlignedBuffer dx(dx_elements);  // f32-sized: room for any dtype
+  const size_t dy_elements = static_cast<size_t>(in.num_rois * stored * params.pooled_height * params.pooled_width);
+  AlignedBuffer dy(BufferFloats(dy_elements, dtype));
+  AlignedBuffer dx(BufferFloats(dx_elements, dtype));
   const std::vector<unsigned char> one = [&] {  // dY of ones in the dtype: 1 is exact in every one
     std::vector<unsigned char> bytes(static_cast<size_t>(internal::BytesOf(dtype)));
     if (dtype == DType::kF32) {
       const float v = 1.0f;
+      std::memcpy(bytes.data(), &v, sizeof(v));
+    } else if (dtype == DType::kF64) {
+      const double v = 1.0;
       std::memcpy(bytes.data(), &v, sizeof(v));
     } else {
       const uint16_t v = dtype == DType::kF16 ? 0x3C00 : 0x3F80;
@@ -151,7 +157,7 @@ void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std:
     }
     return bytes;
   }();
-  for (size_t i = 0; i < dy.size() * sizeof(float) / one.size(); ++i) {
+  for (size_t i = 0; i < dy_elements; ++i) {
     std::memcpy(reinterpret_cast<unsigned char*>(dy.data()) + i * one.size(), one.data(), one.size());
   }
   roialign_options options;

@@ -160,6 +160,8 @@ const void* Workload::Map(Layout layout, DType dtype) const {
       return nhwc_map ? nhwc_f16.data() : nchw_f16.data();
     case DType::kBF16:
       return nhwc_map ? nhwc_bf16.data() : nchw_bf16.data();
+    case DType::kF64:
+      return nhwc_map ? nhwc_f64.data() : nchw_f64.data();
   }
   return nullptr;
 }
@@ -171,7 +173,8 @@ Inputs Workload::InputsFor(Layout layout, DType dtype) const {
   in.channels = spec.channels;
   in.height = spec.height;
   in.width = spec.width;
-  in.rois = rois.data();
+  in.rois = dtype == DType::kF64 ? nullptr : rois.data();  // f64 reads its RoIs in double
+  in.rois_f64 = dtype == DType::kF64 ? rois_f64.data() : nullptr;
   in.num_rois = spec.num_rois;
   return in;
 }
@@ -192,6 +195,7 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
       f16.push_back(internal::F16BitsFromF32(v));
       bf16.push_back(internal::BF16BitsFromF32(v));
     }
+    (map == &w.nchw ? w.nchw_f64 : w.nhwc_f64).assign(map->begin(), map->end());
   }
   const float lo = std::log(spec.min_roi), hi = std::log(spec.max_roi);
   for (int64_t k = 0; k < spec.num_rois; ++k) {
@@ -200,6 +204,7 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
     const float x1 = rng.Uniform() * (spec.image_width - bw), y1 = rng.Uniform() * (spec.image_height - bh);
     w.rois.insert(w.rois.end(), {0.0f, x1, y1, x1 + bw, y1 + bh});
   }
+  w.rois_f64.assign(w.rois.begin(), w.rois.end());
   const Params params = w.ParamsFor(Layout::kNCHW);
   std::vector<char> touched(static_cast<size_t>(H * W), 0);
   for (int64_t k = 0; k < spec.num_rois; ++k) {

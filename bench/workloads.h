@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enums.h"
 #include "core/library.h"
 
 namespace roialign {
@@ -54,12 +55,14 @@ template <typename T>
 using AlignedVector = std::vector<T, Align64Allocator<T>>;
 
 // A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), each also stored as f16 and bf16 (rounded
-// to nearest even), [K,5] RoIs, deterministic.
+// to nearest even) and f64, [K,5] RoIs (also in double, for f64), deterministic.
 struct Workload {
   WorkloadSpec spec;
   AlignedVector<float> nchw, nhwc;
   std::vector<float> rois;
   AlignedVector<uint16_t> nchw_f16, nhwc_f16, nchw_bf16, nhwc_bf16;
+  AlignedVector<double> nchw_f64, nhwc_f64;
+  std::vector<double> rois_f64;
   // The f32 map in the blocked layouts, kBlockedLayouts' order (16-bit blocked maps are not built).
   AlignedVector<float> blocked[3];
   double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
@@ -75,7 +78,7 @@ struct Workload {
   double bin_lines[4] = {};
   Params ParamsFor(Layout layout, DType dtype = DType::kF32) const;
   Inputs InputsFor(Layout layout, DType dtype = DType::kF32) const;
-  // The map in `layout` and `dtype`; null for a blocked layout in a 16-bit dtype.
+  // The map in `layout` and `dtype`; null for a blocked layout in another dtype than f32.
   const void* Map(Layout layout, DType dtype) const;
   size_t OutputSize() const { return static_cast<size_t>(spec.num_rois * spec.channels * spec.pooled * spec.pooled); }
 };
@@ -135,6 +138,10 @@ double Bytes(double f32_bytes, DType dtype);
 // A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment),
 // zeroed so that its pages are faulted in before timing.
 using AlignedBuffer = AlignedVector<float>;
+// Floats of an AlignedBuffer that holds `elements` of `dtype`.
+inline size_t BufferFloats(size_t elements, DType dtype) {
+  return (elements * static_cast<size_t>(internal::BytesOf(dtype)) + sizeof(float) - 1) / sizeof(float);
+}
 
 }  // namespace bench
 }  // namespace roialign
