@@ -251,6 +251,10 @@ def print_backward(report, isa_rank):
     rows, limits = report.get("backward_results", []), report.get("backward_limits", [])
     if not rows:
         return
+
+    def ms(v):  # two decimals below 10 ms, where one would hide the differences
+        return f"{v:.2f}" if v < 10 else f"{v:.1f}"
+
     print_unstable(rows, "backward rows")
     print("\nBackward limits (dX from dY; the same model as the forward's over the backward's bytes and operations):")
     print("\n| workload | ISA | dtype | threads | limit ms | rounds' median ms | compute ms | memory ms | dY MB "
@@ -281,7 +285,7 @@ def print_backward(report, isa_rank):
             ran.append(r)
             f = forward.get(key + (k,))
             over = f"; {r['ms_min'] / f['ms_min']:.1f}x" if f else ""
-            cells.append(f"{r['ms_min']:.1f} / {r['ms']:.1f} ({100 * r['fraction_of_limit']:.1f}%{over}){mark(r)}")
+            cells.append(f"{ms(r['ms_min'])} / {ms(r['ms'])} ({100 * r['fraction_of_limit']:.1f}%{over}){mark(r)}")
         best = min(ran, key=lambda r: r["ms_min"])
         print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | " + " | ".join(cells) + f" | {best['path']}"
               + ("" if all(r["stable"] for r in ran) else " (unstable)") + " |")
