@@ -54,6 +54,25 @@ struct Align64Allocator {
 template <typename T>
 using AlignedVector = std::vector<T, Align64Allocator<T>>;
 
+// The backward's accounting (dX from dY, docs/performance-model.md "The backward's limit"), f32 bytes like
+// Workload's; Bytes() gives them for another dtype.
+struct BackwardAccounting {
+  double fmas = 0;       // the forward's direct count: the AVG backward spreads every sample's 4 taps, the MAX
+                         // modes' argmax search computes every sample
+  double ops_bound = 0;  // operations any backward needs: the forward's D - B in the MAX modes (the argmax search
+                         // combines what the max does), 0 in AVG
+  double dy_bytes = 0;   // the dY elements dX depends on: AVG bins with a valid sample, MAX bins whose every sample
+                         // is valid (an argmax outside the map sends nothing back), times C * 4
+  double dx_bytes = 0;   // every element of dX (the backward overwrites all of it): C * H * W * 4, over every level
+  double map_bytes = 0;  // the map the MAX modes read to find each bin's argmax: the forward's distinct input bytes;
+                         // 0 in AVG, which does not read the map
+  // What the taps' accumulation moves, for the load_gb_per_s counter, not the limit (an accumulator can stay in a
+  // core's caches): AVG each distinct pixel of each bin read and written once in the f32 accumulator (2x the
+  // forward's loaded bytes, whatever the dtype), MAX modes the forward's loads of the argmax search.
+  double loaded_bytes = 0;
+  bool loaded_bytes_f32 = false;  // true in AVG: the accumulator is f32 in every dtype
+};
+
 // A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), each also stored as f16 and bf16 (rounded
 // to nearest even) and f64, [K,5] RoIs (also in double, for f64), deterministic.
 struct Workload {
@@ -76,6 +95,7 @@ struct Workload {
   // The f32 map's cache lines the bins read, each bin's counted once (RoiBinLines, bench/limit.h), summed over
   // RoIs: [0] NHWC, [1 + BlockedIndex(b)] blocked layout b.
   double bin_lines[4] = {};
+  BackwardAccounting backward;
   Params ParamsFor(Layout layout, DType dtype = DType::kF32) const;
   Inputs InputsFor(Layout layout, DType dtype = DType::kF32) const;
   // The map in `layout` and `dtype`; null for a blocked layout in another dtype than f32.
@@ -109,6 +129,7 @@ struct PyramidWorkload {
   // The accounting of Workload (bench/limit.h), summed over the levels (bytes for f32).
   double fmas = 0, ops_bound = 0, output_bytes = 0, distinct_input_bytes = 0, loaded_bytes = 0;
   double bin_lines[4] = {};
+  BackwardAccounting backward;  // every level's dX
   MultiLevelParams ParamsFor(Layout layout) const;
   // Single-level attributes of level l (its scale).
   Params LevelParams(Layout layout, size_t l) const;
