@@ -209,6 +209,7 @@ roialign::Params ToParams(const roialign_params& p) {
   out.layout = static_cast<roialign::Layout>(RawEnum(p.layout));
   out.dtype = static_cast<roialign::DType>(RawEnum(p.dtype));
   out.backward = (p.flags & ROIALIGN_PARAMS_BACKWARD) != 0;
+  out.spatial_scale_f64 = p.spatial_scale_f64;
   return out;
 }
 
@@ -340,6 +341,7 @@ roialign::Status Call(const roialign::internal::Operator& op, const roialign_inp
   in.batch_indices = c.batch_indices;
   in.levels = c.levels;
   in.num_rois = c.num_rois;
+  in.rois_f64 = c.rois_f64;
   const roialign::internal::Threading threading = {threads.pool != nullptr ? 0 : threads.num_threads, threads.pool};
   s = roialign::internal::StatusOrOutOfMemory(
       [&] { return roialign::internal::RunCall(op, in, output, threading, in_arena ? &arena : nullptr, measure,

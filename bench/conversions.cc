@@ -24,11 +24,12 @@ double MapShape::Bytes(Layout layout, DType dtype) const {
 }
 
 ConversionScratch::ConversionScratch(const MapShape& shape, int64_t num_rois, int64_t pooled)
-    : out_(static_cast<size_t>(num_rois * internal::StoredChannels(Layout::kNCHW16c, shape.channels) * pooled *
-                               pooled)) {
+    : out_(BufferFloats(static_cast<size_t>(num_rois * internal::StoredChannels(Layout::kNCHW16c, shape.channels) *
+                                            pooled * pooled),
+                        DType::kF64)) {  // room for the widest dtype
   const int64_t padded = internal::StoredChannels(Layout::kNCHW16c, shape.channels);
   for (size_t l = 0; l < shape.heights.size(); ++l) {
-    maps_.emplace_back(static_cast<size_t>(padded * shape.heights[l] * shape.widths[l]));
+    maps_.emplace_back(BufferFloats(static_cast<size_t>(padded * shape.heights[l] * shape.widths[l]), DType::kF64));
   }
   for (AlignedBuffer& m : maps_) {
     map_ptrs_.push_back(m.data());

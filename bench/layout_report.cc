@@ -5,9 +5,9 @@
 //   the NCHW, NHWC and blocked (NCHW4c/8c/16c) kernels on their own data; conversions around them (data transformed
 //   to the kernel's layout, the kernel, the output transformed back; bench/conversions.h); and the bandwidth of the
 //   NCHW -> NCHW16c / NCHW8c / NHWC map transforms against a copy's,
-// per dtype (f32 by default, f16 and bf16 on request; blocked rows f32 only), and prints a table with
-// fraction_of_limit (docs/performance-model.md) and a verdict, writes JSON, and optionally dumps the workloads for
-// bench/peers.py. Run with --help.
+// per dtype (f32 by default, f16 and bf16 on request; blocked rows f32 only), and the backward (dX from dY) of each
+// kernel layout in a round robin of its own, and prints a table with fraction_of_limit (docs/performance-model.md)
+// and a verdict, writes JSON, and optionally dumps the workloads for bench/peers.py. Run with --help.
 #include <omp.h>
 
 #include <algorithm>
@@ -23,12 +23,14 @@
 #include <thread>
 #include <vector>
 
+#include "bench/backward_kernel.h"
 #include "bench/conversions.h"
 #include "bench/limit.h"
 #include "bench/stability.h"
 #include "bench/verdict.h"
 #include "bench/workloads.h"
 #include "core/enums.h"
+#include "kernels/half_float.h"
 #include "strategy/registry.h"
 #include "strategy/targets.h"
 
@@ -55,10 +57,13 @@ Usage: layout_report [options]
   --isas=a,b          ISAs to time (default: every one this CPU runs), e.g. avx2,sse4,emu128
   --best-isas=N       of those, only the N best, as target "host" ranks them (2: the host's ISA and the next)
   --threads=a,b       thread counts (default: 1 and all cores)
-  --dtypes=a,b        feature-map and output dtypes (default: f32): f32, f16, bf16 (16-bit maps are the f32
-                        map rounded to nearest even; an ISA that does not serve a dtype is skipped)
+  --dtypes=a,b        feature-map and output dtypes (default: f32): f32, f16, bf16, f64 (16-bit maps are the
+                        f32 map rounded to nearest even, f64 maps and RoIs the f32 ones widened; an ISA that does
+                        not serve a dtype is skipped)
   --repeats=N         rounds (default 7): each round measures the peaks and then times every path once (after
                         an untimed run), in an order that reverses from round to round
+  --backward=LIST     the workloads whose backward is timed (default: all of those run): all, none, or names
+                        (default,fpn,custom,...)
   --settle=N          measure a group (workload, ISA, dtype, threads) again, up to N times, while one of its rows is
                         unstable (default 0); the rows keep the last attempt and say how many ran
   --max-spread=X      a row whose median is more than X above its minimum is unstable (default 0.10)
@@ -72,6 +77,10 @@ Rows, per workload, ISA, dtype and thread count (blocked rows f32 only):
                                         to D (roialign::TransformLayout, the row's threads): NHWC->NCHW, NCHW->NHWC,
                                         and per blocked layout b NCHWb->NHWC and NCHW->NCHWb
 Every f32 row is first checked against the reference (the generic NCHW kernel, max abs diff 1e-4).
+Backward rows, per workload, ISA, dtype and thread count, after the forward's, in a round robin of their own with
+their own limit: "backward dX from dY" of each kernel layout (NCHW, NHWC, and the blocked ones in f32): dX, every
+element of it, from a dY of values in [-1, 1), with the forward's inputs. Every f32 backward row is first checked
+against the generic NCHW kernel's backward, bit for bit (the backward's contract).
 
 Columns: ms = minimum/median wall time over the rounds; "lim%" = fraction_of_limit = limit / minimum time, then
 limit / median time, where the limit (docs/performance-model.md) is a lower bound on any kernel's time from the
@@ -94,6 +103,11 @@ process's own CPU time). A row is unstable, marked "!" in the table with an UNST
 its median is more than --max-spread above its minimum, if the limit's rounds disagree as much, if other
 processes used more cores than the row's threads left idle (plus 0.25), if steal exceeds 5% of CPU time, or if
 the load average exceeds the cores by 0.5. The JSON carries the same judgement per row.
+
+The backward's limit (docs/performance-model.md, "The backward's limit") is the same model over the backward's
+work: the combining operations of the MAX modes' argmax search (the forward's; none in AVG) over the FMA + add
+peaks, and a measured pass that reads dY (the bins dX depends on; the map too in the MAX modes) and writes all of
+dX. A backward row faster than its limit is reported, and the exit status is 3, as for the forward.
 
 The verdict at the end, from stable rows only: per ISA, dtype and thread count, the kernel layout with the least time summed over the
 workloads that ran every layout, and per conversion row its time over the native kernel (the kernel on the data's
@@ -321,6 +335,7 @@ struct LimitRow {
   Peaks best, median;
   Limit limit;
   double limit_median_seconds;  // the median of the rounds' limits, each from its own round's peaks
+  double dy_bytes = 0, map_bytes = 0;  // a backward limit's read_bytes: dY's, and the map's (MAX modes)
 };
 
 // The limit row of one (workload, ISA, dtype, threads) from its rounds' peaks: the best peaks give the limit, the
@@ -418,7 +433,7 @@ Group MeasureGroup(const Stability& stability, const W& w, const std::string& wo
 
 // Under a group's lines: its unstable rows and why, so that no figure of them is read without the warning. The
 // machine's reasons are the group's (its rows share their rounds); each row's own spread follows.
-void PrintUnstable(const std::vector<Row>& rows) {
+void PrintUnstable(const std::vector<Row>& rows, const char* label = "") {
   std::vector<std::string> machine;
   std::string spreads;
   for (const Row& r : rows) {
@@ -435,18 +450,122 @@ void PrintUnstable(const std::vector<Row>& rows) {
   }
   std::string line;
   for (const std::string& why : machine) line += (line.empty() ? "" : "; ") + why;
-  if (!line.empty()) std::printf("%-9s %-7s %-5s %3s | UNSTABLE, the machine: %s\n", "", "", "", "", line.c_str());
+  if (!line.empty()) {
+    std::printf("%-9s %-7s %-5s %3s | UNSTABLE%s, the machine: %s\n", "", "", "", "", label, line.c_str());
+  }
   if (!spreads.empty()) {
-    std::printf("%-9s %-7s %-5s %3s | UNSTABLE, rounds disagree (median over minimum): %s\n", "", "", "", "",
+    std::printf("%-9s %-7s %-5s %3s | UNSTABLE%s, rounds disagree (median over minimum): %s\n", "", "", "", "", label,
                 spreads.c_str());
   }
+}
+
+// dY for the backward rows: one logical K x C x P x P tensor of values in [-1, 1) (the map's first values,
+// repeated), in each layout and dtype a row runs, built when first asked for (16-bit: rounded to nearest even;
+// f64: widened).
+class BackwardDy {
+ public:
+  BackwardDy(const AlignedVector<float>& values, int64_t num_rois, int64_t channels, int64_t pooled)
+      : K_(num_rois), C_(channels), P_(pooled), nchw_(static_cast<size_t>(num_rois * channels * pooled * pooled)) {
+    for (size_t i = 0; i < nchw_.size(); ++i) nchw_[i] = values[i % values.size()];
+  }
+  const void* Get(Layout layout, DType dtype) {
+    const AlignedBuffer& f32 = F32(layout);
+    if (dtype == DType::kF32) return f32.data();
+    if (dtype == DType::kF64) {  // widened
+      AlignedVector<double>& wide = f64_[layout];
+      if (wide.empty()) wide.assign(f32.begin(), f32.end());
+      return wide.data();
+    }
+    AlignedVector<uint16_t>& half = half_[{layout, dtype}];
+    if (half.empty()) {
+      half.resize(f32.size());
+      for (size_t i = 0; i < f32.size(); ++i) {
+        half[i] = dtype == DType::kF16 ? internal::F16BitsFromF32(f32[i]) : internal::BF16BitsFromF32(f32[i]);
+      }
+    }
+    return half.data();
+  }
+
+ private:
+  const AlignedBuffer& F32(Layout layout) {
+    if (layout == Layout::kNCHW) return nchw_;
+    AlignedBuffer& b = f32_[layout];
+    if (b.empty()) b = FromNchw(nchw_.data(), K_, C_, P_, P_, layout);
+    return b;
+  }
+  int64_t K_, C_, P_;
+  AlignedBuffer nchw_;
+  std::map<Layout, AlignedBuffer> f32_;
+  std::map<std::pair<Layout, DType>, AlignedVector<uint16_t>> half_;
+  std::map<Layout, AlignedVector<double>> f64_;
+};
+
+// The kernel layouts whose backward is timed in `dtype`: NCHW and NHWC, and the blocked ones in f32 (whose maps the
+// workloads build in f32 only).
+std::vector<Layout> BackwardLayouts(DType dtype) {
+  std::vector<Layout> layouts = {Layout::kNCHW, Layout::kNHWC};
+  if (dtype == DType::kF32) layouts.insert(layouts.end(), std::begin(kBlockedLayouts), std::end(kBlockedLayouts));
+  return layouts;
+}
+
+// Runs the backward `path` once, then exits unless its dX (`dx[l]` per level, C x heights[l] x widths[l] f32 in
+// `layout`) holds the reference's (`ref[l]`, NCHW) bits: every backward kernel gives the reference's
+// (docs/semantics.md#backward).
+void CheckBackwardOrExit(const std::string& what, const std::function<Status()>& path, Layout layout,
+                         const std::vector<const float*>& dx, const std::vector<const float*>& ref, int64_t channels,
+                         const std::vector<int64_t>& heights, const std::vector<int64_t>& widths) {
+  RunOrExit(path);
+  for (size_t l = 0; l < dx.size(); ++l) {
+    const double diff = MaxAbsDiff(dx[l], layout, ref[l], Layout::kNCHW, 1, channels, heights[l], widths[l]);
+    if (diff != 0) {
+      std::fprintf(stderr, "error: %s differs from the reference's by %g (level %zu)\n", what.c_str(), diff, l);
+      std::exit(1);
+    }
+  }
+}
+
+// The backward group of one (workload, ISA, dtype, threads), measured: its limit on stderr, its lines under the
+// forward's (NCHW and NHWC, then the blocked layouts), its unstable rows; its rows and limit appended to `rows` and
+// `limits`, and each row faster than the limit to `violations`.
+void ReportBackward(const Group& g, const BackwardAccounting& b, DType dtype, int repeats, std::vector<Row>* rows,
+                    std::vector<LimitRow>* limits, std::vector<std::string>* violations) {
+  const LimitRow& lr = g.limit;
+  std::fprintf(stderr,
+               "    backward limit %.2f ms, rounds' median %.2f ms (compute %.2f, memory %.2f): best of %d rounds "
+               "%.1f GFMA/s + %.1f GADD/s, move %.2f ms = %.1f GB/s\n",
+               lr.limit.seconds * 1e3, lr.limit_median_seconds * 1e3, lr.limit.compute_seconds * 1e3,
+               lr.limit.memory_seconds * 1e3, repeats, lr.best.gfma_per_s, lr.best.gadd_per_s,
+               lr.best.move_seconds * 1e3, lr.best.moved_bytes / lr.best.move_seconds / 1e9);
+  limits->push_back(lr);
+  limits->back().dy_bytes = Bytes(b.dy_bytes, dtype);
+  limits->back().map_bytes = Bytes(b.map_bytes, dtype);
+  for (const Row& r : g.rows) {
+    if (r.fraction > 1.0) {
+      violations->push_back(r.workload + " " + r.isa + " " + r.dtype + " " + std::to_string(r.threads) +
+                            " thread(s) backward " + r.path + ": " + std::to_string(100 * r.fraction) + "%");
+    }
+  }
+  rows->insert(rows->end(), g.rows.begin(), g.rows.end());
+  std::string line;
+  for (size_t i = 0; i < g.rows.size(); ++i) {
+    const Row& r = g.rows[i];
+    line += " " + r.path + " " + Cell(r) + " |";
+    if (i == 1 || i + 1 == g.rows.size()) {
+      std::printf("%-9s %-7s %-5s %3d | backward dX from dY, ms min/med (lim%% min/med):%s\n", r.workload.c_str(),
+                  r.isa.c_str(), r.dtype.c_str(), r.threads, line.c_str());
+      line.clear();
+    }
+  }
+  PrintUnstable(g.rows, " (backward)");
 }
 
 // The FPN rows: one multi-level call per layout, the same RoIs level by level, the conversion rows and the
 // transforms of the four levels (f32), timed round robin with the peaks like the other workloads.
 void RunPyramid(const Stability& stability, const std::vector<const internal::IsaTarget*>& targets,
-                const std::vector<int>& threads, int repeats, const std::string& dump_dir, std::vector<Row>* rows, std::vector<LimitRow>* limits,
-                std::vector<TransformRow>* transforms, std::vector<std::string>* violations) {
+                const std::vector<int>& threads, int repeats, const std::string& dump_dir, bool run_backward,
+                std::vector<Row>* rows, std::vector<LimitRow>* limits, std::vector<TransformRow>* transforms,
+                std::vector<Row>* backward_rows, std::vector<LimitRow>* backward_limits,
+                std::vector<std::string>* violations) {
   std::fprintf(stderr, "building workload fpn...\n");
   const PyramidWorkload w = MakePyramidWorkload();
   AlignedBuffer out(w.OutputSize());
@@ -498,6 +617,35 @@ void RunPyramid(const Stability& stability, const std::vector<const internal::Is
     const MultiLevelSelectResult ref = SelectMultiLevel("generic", w.ParamsFor(Layout::kNCHW));
     RunOrExit([&] { return ref.ok() ? ref.kernel.Run(w.InputsFor(maps[0]), ref_out.data(), 0) : ref.status; });
   }
+  // The backward rows, as the single-level workloads': dY, one dX per level (padded lanes included) that every path
+  // overwrites, the reference's, and the meter of the bytes a backward must move.
+  std::unique_ptr<BackwardDy> dy;
+  std::vector<AlignedBuffer> dx, ref_dx;
+  std::vector<void*> dx_levels, ref_dx_levels;
+  std::unique_ptr<PeakMeter> backward_meter;
+  if (run_backward) {
+    dy = std::make_unique<BackwardDy>(w.nchw[0], K, C, P);
+    const int64_t padded = internal::StoredChannels(Layout::kNCHW16c, C);
+    for (size_t l = 0; l < w.heights.size(); ++l) {
+      dx.emplace_back(static_cast<size_t>(padded * w.heights[l] * w.widths[l]));
+      ref_dx.emplace_back(dx.back().size());
+    }
+    for (size_t l = 0; l < dx.size(); ++l) {
+      dx_levels.push_back(dx[l].data());
+      ref_dx_levels.push_back(ref_dx[l].data());
+    }
+    const MultiLevelBackwardKernel ref("generic", w.ParamsFor(Layout::kNCHW));
+    RunOrExit([&] {
+      return ref.ok() ? ref.Run(w.InputsFor(maps[0]), dy->Get(Layout::kNCHW, DType::kF32), ref_dx_levels.data(), 0)
+                      : ref.status();
+    });
+    backward_meter = std::make_unique<PeakMeter>(w.backward.dy_bytes + w.backward.map_bytes, w.backward.dx_bytes);
+  }
+  std::vector<const float*> dx_read, ref_dx_read;  // the same, as CheckBackwardOrExit reads them
+  for (size_t l = 0; l < dx.size(); ++l) {
+    dx_read.push_back(dx[l].data());
+    ref_dx_read.push_back(ref_dx[l].data());
+  }
   for (const internal::IsaTarget* t : targets) {
     MultiLevelSelectResult multi[2];
     LevelByLevel levels[2];
@@ -522,6 +670,24 @@ void RunPyramid(const Stability& stability, const std::vector<const internal::Is
       }
       in_b.push_back(w.InputsFor(blocked_maps[BlockedIndex(layout)]));
     }
+    std::vector<MultiLevelBackwardKernel> backward_kernels;
+    std::vector<Layout> backward_layouts;
+    for (Layout layout : run_backward ? BackwardLayouts(DType::kF32) : std::vector<Layout>()) {
+      MultiLevelBackwardKernel k(t->target, w.ParamsFor(layout));
+      if (!k.ok()) {
+        std::fprintf(stderr, "  fpn %s %s backward: skipped (%s)\n", t->isa, ToString(layout),
+                     k.status().message().c_str());
+        continue;
+      }
+      backward_kernels.push_back(k);
+      backward_layouts.push_back(layout);
+    }
+    // The forward's inputs of each layout, which the backward takes too.
+    auto inputs_of = [&](Layout layout) {
+      return layout == Layout::kNCHW   ? in[0]
+             : layout == Layout::kNHWC ? in[1]
+                                       : in_b[BlockedIndex(layout)];
+    };
     // The kernel of `layout`, as the conversion rows call it: on maps given as pointers, one per level.
     auto kernel_on = [&](Layout layout) -> KernelOn {
       const MultiLevelSelectResult* k = layout == Layout::kNCHW   ? &multi[0]
@@ -592,6 +758,29 @@ void RunPyramid(const Stability& stability, const std::vector<const internal::Is
                                                      stability.thresholds);
         PrintTransform(transforms->back());
       }
+      if (!backward_kernels.empty()) {
+        std::fprintf(stderr, "  fpn %s F32 %d thread(s) backward...\n", t->isa, nt);
+        std::vector<std::function<Status()>> backward_paths;
+        std::vector<std::string> backward_names;
+        for (size_t b = 0; b < backward_kernels.size(); ++b) {
+          const MultiLevelBackwardKernel& kernel = backward_kernels[b];
+          const Layout layout = backward_layouts[b];
+          const MultiLevelInputs inputs = inputs_of(layout);
+          const void* grad = dy->Get(layout, DType::kF32);
+          void* const* d = dx_levels.data();
+          backward_paths.push_back([&kernel, inputs, grad, d, nt] { return kernel.Run(inputs, grad, d, nt); });
+          backward_names.push_back(ToString(layout));
+          if (ti == 0) {
+            CheckBackwardOrExit(what + "backward " + backward_names.back(), backward_paths.back(), layout, dx_read,
+                                ref_dx_read, C, w.heights, w.widths);
+          }
+        }
+        const BackwardAccounting& b = w.backward;
+        const Group bg = MeasureGroup(stability, b, "fpn", t->isa, "F32", nt, repeats, backward_meter.get(), nullptr,
+                                      backward_paths, backward_names, b.dy_bytes + b.map_bytes, b.dx_bytes,
+                                      b.loaded_bytes);
+        ReportBackward(bg, b, DType::kF32, repeats, backward_rows, backward_limits, violations);
+      }
       std::fflush(stdout);
     }
   }
@@ -608,6 +797,7 @@ int Main(int argc, char** argv) {
   Stability stability;
   stability.cores = omp_get_num_procs();
   std::string json_path, dump_dir, custom;
+  std::vector<std::string> backward = {"all"};  // the workloads whose backward is timed
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* key) -> const char* {
@@ -634,6 +824,8 @@ int Main(int argc, char** argv) {
       custom = v7;
     } else if (const char* v9 = value("--best-isas")) {
       best_isas = static_cast<size_t>(std::max(1, std::atoi(v9)));
+    } else if (const char* v12 = value("--backward")) {
+      backward = Split(v12, ',');
     } else if (const char* v10 = value("--settle")) {
       stability.settle = std::max(0, std::atoi(v10));
     } else if (const char* v11 = value("--max-spread")) {
@@ -661,6 +853,10 @@ int Main(int argc, char** argv) {
   }
   std::sort(threads.begin(), threads.end());
   threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
+  const auto backward_of = [&backward](const std::string& workload) {
+    return std::find(backward.begin(), backward.end(), "all") != backward.end() ||
+           std::find(backward.begin(), backward.end(), workload) != backward.end();
+  };
 
   std::vector<WorkloadSpec> specs;
   if (!custom.empty()) {
@@ -703,6 +899,8 @@ int Main(int argc, char** argv) {
   std::vector<LimitRow> limits;
   std::vector<TransformRow> transforms;
   std::vector<std::string> violations;  // rows above their limit
+  std::vector<Row> backward_rows;
+  std::vector<LimitRow> backward_limits;
   if (!specs.empty()) {
     std::printf("%-9s %-7s %-5s %3s | %-31s | %-31s | %-20s | %-20s | %s\n", "workload", "isa", "dtype", "thr",
                 "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NHWC->NCHW->NHWC ms",
@@ -716,13 +914,33 @@ int Main(int argc, char** argv) {
     // The copy the transforms are held to: one pass over buffers of the NCHW map's bytes, read and written.
     PeakMeter copy_meter(shape.Bytes(Layout::kNCHW, DType::kF32), shape.Bytes(Layout::kNCHW, DType::kF32));
     // The blocked rows' output (padded channels), and the reference every f32 row is checked against before timing.
-    AlignedBuffer out(w.OutputSize());
+    AlignedBuffer out(BufferFloats(w.OutputSize(), DType::kF64));  // room for the widest dtype
     const int64_t padded = internal::StoredChannels(Layout::kNCHW16c, spec.channels);
     AlignedBuffer out_b(static_cast<size_t>(spec.num_rois * padded * spec.pooled * spec.pooled));
     AlignedBuffer ref_out(w.OutputSize());
     {
       const SelectResult ref = Select("generic", w.ParamsFor(Layout::kNCHW));
       RunOrExit([&] { return ref.ok() ? ref->Run(w.InputsFor(Layout::kNCHW), ref_out.data(), 0) : ref.status(); });
+    }
+    // The backward rows' dY, their dX (every path overwrites all of it, padded lanes included), the reference dX
+    // every f32 backward row is checked against, and per dtype the meter of the bytes a backward must move.
+    const bool run_backward = backward_of(spec.name);
+    std::unique_ptr<BackwardDy> dy;
+    AlignedBuffer dx, ref_dx;
+    std::vector<std::unique_ptr<PeakMeter>> backward_meters;
+    if (run_backward) {
+      dy = std::make_unique<BackwardDy>(w.nchw, spec.num_rois, spec.channels, spec.pooled);
+      dx.resize(BufferFloats(static_cast<size_t>(padded * spec.height * spec.width), DType::kF64));  // widest dtype
+      ref_dx.resize(dx.size());
+      const BackwardKernel ref("generic", w.ParamsFor(Layout::kNCHW));
+      RunOrExit([&] {
+        return ref.ok() ? ref.Run(w.InputsFor(Layout::kNCHW), dy->Get(Layout::kNCHW, DType::kF32), ref_dx.data(), 0)
+                        : ref.status();
+      });
+      for (DType dtype : dtypes) {
+        backward_meters.push_back(std::make_unique<PeakMeter>(Bytes(w.backward.dy_bytes + w.backward.map_bytes, dtype),
+                                                              Bytes(w.backward.dx_bytes, dtype)));
+      }
     }
     if (!dump_dir.empty()) {
       const std::string base = dump_dir + "/" + spec.name;
@@ -767,6 +985,18 @@ int Main(int argc, char** argv) {
               return 1;
             }
           }
+        }
+        std::vector<BackwardKernel> backward_kernels;
+        std::vector<Layout> backward_layouts;
+        for (Layout layout : run_backward ? BackwardLayouts(dtype) : std::vector<Layout>()) {
+          BackwardKernel k(t->target, w.ParamsFor(layout, dtype));
+          if (!k.ok()) {
+            std::fprintf(stderr, "  %s %s %s %s backward: skipped (%s)\n", spec.name.c_str(), t->isa, ToString(dtype),
+                         ToString(layout), k.status().message().c_str());
+            continue;
+          }
+          backward_kernels.push_back(k);
+          backward_layouts.push_back(layout);
         }
         // The kernel of `layout`, as the conversion rows call it: on one map given as a pointer.
         auto kernel_on = [&](Layout layout, DType d) -> KernelOn {
@@ -869,6 +1099,31 @@ int Main(int argc, char** argv) {
                                                         nt, stability.thresholds);
             PrintTransform(transforms.back());
           }
+          if (!backward_kernels.empty()) {
+            std::fprintf(stderr, "  %s %s %s %d thread(s) backward...\n", spec.name.c_str(), t->isa, ToString(dtype),
+                         nt);
+            std::vector<std::function<Status()>> backward_paths;
+            std::vector<std::string> backward_names;
+            for (size_t b = 0; b < backward_kernels.size(); ++b) {
+              const BackwardKernel& kernel = backward_kernels[b];
+              const Layout layout = backward_layouts[b];
+              const Inputs in = w.InputsFor(layout, dtype);
+              const void* grad = dy->Get(layout, dtype);
+              float* d = dx.data();
+              backward_paths.push_back([&kernel, in, grad, d, nt] { return kernel.Run(in, grad, d, nt); });
+              backward_names.push_back(ToString(layout));
+              if (check) {
+                CheckBackwardOrExit(what + "backward " + backward_names.back(), backward_paths.back(), layout, {d},
+                                    {ref_dx.data()}, C, {spec.height}, {spec.width});
+              }
+            }
+            const BackwardAccounting& b = w.backward;
+            const Group bg = MeasureGroup(stability, b, spec.name, t->isa, ToString(dtype), nt, repeats,
+                                          backward_meters[di].get(), nullptr, backward_paths, backward_names,
+                                          Bytes(b.dy_bytes + b.map_bytes, dtype), Bytes(b.dx_bytes, dtype),
+                                          b.loaded_bytes_f32 ? b.loaded_bytes : Bytes(b.loaded_bytes, dtype));
+            ReportBackward(bg, b, dtype, repeats, &backward_rows, &backward_limits, &violations);
+          }
           std::fflush(stdout);
         }
       }
@@ -877,8 +1132,12 @@ int Main(int argc, char** argv) {
   const bool run_fpn = custom.empty() && (workload_names.empty() ||
                                           std::find(workload_names.begin(), workload_names.end(), "fpn") !=
                                               workload_names.end());
-  if (run_fpn) RunPyramid(stability, targets, threads, repeats, dump_dir, &rows, &limits, &transforms, &violations);
+  if (run_fpn) {
+    RunPyramid(stability, targets, threads, repeats, dump_dir, backward_of("fpn"), &rows, &limits, &transforms,
+               &backward_rows, &backward_limits, &violations);
+  }
   std::fputs(Verdict(rows).c_str(), stdout);
+  if (!backward_rows.empty()) std::fputs(Verdict(backward_rows, "backward verdict, dX from dY").c_str(), stdout);
   if (!json_path.empty()) {
     // Per thread count, the best arithmetic rates of every round of the run.
     std::vector<Peaks> by_threads(threads.size());
@@ -889,7 +1148,7 @@ int Main(int argc, char** argv) {
       p.gadd_per_s = std::max(p.gadd_per_s, l.best.gadd_per_s);
     }
     std::ofstream j(json_path);
-    j << "{\n  \"schema_version\": 2,\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()
+    j << "{\n  \"schema_version\": 3,\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()
       << ")\", \"threads\": " << omp_get_num_procs() << ", \"peak_gfma_per_s\": " << by_threads.back().gfma_per_s
       << ", \"peak_gadd_per_s\": " << by_threads.back().gadd_per_s << ", \"rounds\": " << repeats
       << ", \"stability\": {\"max_spread\": " << stability.thresholds.max_spread
@@ -906,36 +1165,46 @@ int Main(int argc, char** argv) {
       j << (i ? ", " : "") << "{\"threads\": " << threads[i] << ", \"peak_gfma_per_s\": " << by_threads[i].gfma_per_s
         << ", \"peak_gadd_per_s\": " << by_threads[i].gadd_per_s << "}";
     }
+    // The limits and the rows, forward and backward alike (a backward limit also splits its reads).
+    const auto write_limits = [&j](const std::vector<LimitRow>& list, bool backward_limit) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        const LimitRow& l = list[i];
+        j << "    {\"workload\": \"" << l.workload << "\", \"isa\": \"" << l.isa << "\", \"dtype\": \"" << l.dtype
+          << "\", \"threads\": " << l.threads << ", \"ops_bound\": " << l.ops_bound
+          << ", \"read_bytes\": " << l.read_bytes << ", \"write_bytes\": " << l.write_bytes;
+        if (backward_limit) j << ", \"dy_bytes\": " << l.dy_bytes << ", \"map_bytes\": " << l.map_bytes;
+        j << ", \"limit_ms\": " << l.limit.seconds * 1e3 << ", \"limit_ms_rounds_median\": " << l.limit_median_seconds * 1e3
+          << ", \"compute_ms\": " << l.limit.compute_seconds * 1e3 << ", \"memory_ms\": " << l.limit.memory_seconds * 1e3
+          << ", \"gfma_per_s\": {\"best\": " << l.best.gfma_per_s << ", \"median\": " << l.median.gfma_per_s
+          << "}, \"gadd_per_s\": {\"best\": " << l.best.gadd_per_s << ", \"median\": " << l.median.gadd_per_s
+          << "}, \"move_ms\": {\"best\": " << l.best.move_seconds * 1e3
+          << ", \"median\": " << l.median.move_seconds * 1e3 << "}}" << (i + 1 < list.size() ? "," : "") << "\n";
+      }
+    };
+    const auto write_rows = [&j](const std::vector<Row>& list) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        const Row& r = list[i];
+        j << "    {\"workload\": \"" << r.workload << "\", \"isa\": \"" << r.isa << "\", \"dtype\": \"" << r.dtype
+          << "\", \"threads\": " << r.threads << ", \"path\": \"" << r.path << "\", \"ms\": " << r.ms
+          << ", \"ms_min\": " << r.ms_min << ", \"fraction_of_limit\": " << r.fraction
+          << ", \"fraction_of_limit_median\": " << r.fraction_median << ", \"gfma_per_s\": " << r.gfma
+          << ", \"load_gb_per_s\": " << r.load_gb << ", \"ms_max\": " << r.ms_max << ", \"spread\": " << r.spread
+          << ", \"stable\": " << (r.stable() ? "true" : "false") << ", \"unstable_reasons\": [";
+        for (size_t k = 0; k < r.reasons.size(); ++k) j << (k ? ", " : "") << '"' << r.reasons[k] << '"';
+        j << "], \"attempts\": " << r.attempts << ", \"machine\": {\"sampled\": "
+          << (r.machine.valid ? "true" : "false") << ", \"cores\": " << r.machine.cores
+          << ", \"load1\": " << r.machine.load1 << ", \"others_cores\": " << r.machine.others_cores
+          << ", \"steal_fraction\": " << r.machine.steal_fraction << "}}" << (i + 1 < list.size() ? "," : "") << "\n";
+      }
+    };
     j << "]},\n  \"limits\": [\n";
-    for (size_t i = 0; i < limits.size(); ++i) {
-      const LimitRow& l = limits[i];
-      j << "    {\"workload\": \"" << l.workload << "\", \"isa\": \"" << l.isa << "\", \"dtype\": \"" << l.dtype
-        << "\", \"threads\": " << l.threads << ", \"ops_bound\": " << l.ops_bound
-        << ", \"read_bytes\": " << l.read_bytes
-        << ", \"write_bytes\": " << l.write_bytes << ", \"limit_ms\": " << l.limit.seconds * 1e3
-        << ", \"limit_ms_rounds_median\": " << l.limit_median_seconds * 1e3
-        << ", \"compute_ms\": " << l.limit.compute_seconds * 1e3 << ", \"memory_ms\": " << l.limit.memory_seconds * 1e3
-        << ", \"gfma_per_s\": {\"best\": " << l.best.gfma_per_s << ", \"median\": " << l.median.gfma_per_s
-        << "}, \"gadd_per_s\": {\"best\": " << l.best.gadd_per_s << ", \"median\": " << l.median.gadd_per_s
-        << "}, \"move_ms\": {\"best\": " << l.best.move_seconds * 1e3 << ", \"median\": " << l.median.move_seconds * 1e3
-        << "}}" << (i + 1 < limits.size() ? "," : "") << "\n";
-    }
+    write_limits(limits, false);
     j << "  ],\n  \"results\": [\n";
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      j << "    {\"workload\": \"" << r.workload << "\", \"isa\": \"" << r.isa << "\", \"dtype\": \"" << r.dtype
-        << "\", \"threads\": " << r.threads << ", \"path\": \"" << r.path << "\", \"ms\": " << r.ms
-        << ", \"ms_min\": " << r.ms_min << ", \"fraction_of_limit\": " << r.fraction
-        << ", \"fraction_of_limit_median\": " << r.fraction_median << ", \"gfma_per_s\": " << r.gfma
-        << ", \"load_gb_per_s\": " << r.load_gb << ", \"ms_max\": " << r.ms_max << ", \"spread\": " << r.spread
-        << ", \"stable\": " << (r.stable() ? "true" : "false") << ", \"unstable_reasons\": [";
-      for (size_t k = 0; k < r.reasons.size(); ++k) j << (k ? ", " : "") << '"' << r.reasons[k] << '"';
-      j << "], \"attempts\": " << r.attempts << ", \"machine\": {\"sampled\": " << (r.machine.valid ? "true" : "false")
-        << ", \"cores\": " << r.machine.cores << ", \"load1\": " << r.machine.load1
-        << ", \"others_cores\": " << r.machine.others_cores << ", \"steal_fraction\": " << r.machine.steal_fraction
-        << "}}"
-        << (i + 1 < rows.size() ? "," : "") << "\n";
-    }
+    write_rows(rows);
+    j << "  ],\n  \"backward_limits\": [\n";
+    write_limits(backward_limits, true);
+    j << "  ],\n  \"backward_results\": [\n";
+    write_rows(backward_rows);
     j << "  ],\n  \"transforms\": [\n";
     for (size_t i = 0; i < transforms.size(); ++i) {
       const TransformRow& t = transforms[i];

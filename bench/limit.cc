@@ -119,5 +119,7 @@ Limit LimitOf(const Workload& w, const Peaks& peaks) { return LimitOfOps(w.ops_b
 
 Limit LimitOf(const PyramidWorkload& w, const Peaks& peaks) { return LimitOfOps(w.ops_bound, peaks); }
 
+Limit LimitOf(const BackwardAccounting& b, const Peaks& peaks) { return LimitOfOps(b.ops_bound, peaks); }
+
 }  // namespace bench
 }  // namespace roialign

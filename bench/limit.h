@@ -63,6 +63,10 @@ struct Limit {
 // measured with the byte counts of the dtype the kernel ran).
 Limit LimitOf(const Workload& w, const Peaks& peaks);
 Limit LimitOf(const PyramidWorkload& w, const Peaks& peaks);  // the same, over all levels
+// The backward's limit, the same model over its work: compute = b.ops_bound / (FMA rate + add rate); memory = the
+// measured move of its bytes (read: dY, and the map in the MAX modes; written: all of dX), measured by a PeakMeter
+// built with those byte counts in the dtype the kernel ran.
+Limit LimitOf(const BackwardAccounting& b, const Peaks& peaks);
 
 }  // namespace bench
 }  // namespace roialign

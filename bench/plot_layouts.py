@@ -4,7 +4,7 @@
 """Draws the layout report as two charts: which layout to run roi_align in, and what a conversion costs.
 
     .ci/python bench/plot_layouts.py --report out/layout_report.json [--peers out/peers.json] --out out/layouts.png
-                                     [--blocked-out out/layouts-blocked.png]
+                                     [--blocked-out out/layouts-blocked.png] [--backward-out out/layouts-backward.png]
 
 The files are read through bench/report_schema.py (schema in docs/layouts.md).
 
@@ -20,6 +20,9 @@ path at that thread count (the host's ISA, f32) beside them, labelled with how m
 --blocked-out (drawn when the report has blocked rows): the same axes; per blocked layout b a pair of bars, the NCHWb
 kernel on NCHWb data, and the NHWC kernel with the transforms from NCHWb data and back stacked on it: whether a
 graph that holds NCHWb data should run the blocked kernel or convert.
+
+--backward-out (drawn when the report has backward rows, schema 3): the same axes for the backward (dX from dY),
+one bar per kernel layout, the best stable one outlined; no transforms and no peers.
 Uses matplotlib's Agg backend (Debian's python3-matplotlib); no display needed.
 """
 import argparse
@@ -147,10 +150,13 @@ def group_keys(rows, report):
                   key=lambda k: (rank(k[0]), k[1] != "F32", k[1], k[2]))
 
 
-def grid(report, peers, pairs_of, title, with_peers):
+def grid(report, peers, pairs_of, title, with_peers, rows_key="results", kernel_label="kernel on its own layout"):
     """A figure with one row per workload that has bars from `pairs_of(rows of a group)` and one panel per group,
-    plus a peers panel per row when `with_peers`; every panel of a row on one log axis."""
-    results = report["results"]
+    plus a peers panel per row when `with_peers`; every panel of a row on one log axis. `rows_key`: the report's
+    rows drawn ("results", or "backward_results", which has no transforms to stack)."""
+    results = report.get(rows_key) or []
+    if not results:
+        return None
     workloads = []
     for w in unique(r["workload"] for r in results):
         keys = [k for k in group_keys([r for r in results if r["workload"] == w], report)
@@ -194,10 +200,11 @@ def grid(report, peers, pairs_of, title, with_peers):
             ax.set_axisbelow(True)
         shared.set_ylim(lo / 1.5, hi * 25)  # headroom for the rotated labels
         shared.set_ylabel("ms per call (log)", fontsize=8)
-    handles = [Patch(facecolor=KERNEL_COLOR, label="kernel on its own layout (median; line: min-max of rounds)"),
-               Patch(facecolor=TRANSFORM_COLOR, label="+ transforms of the conversion feeding it"),
-               Patch(facecolor="white", edgecolor=BEST_EDGE, linewidth=2, label="best stable path"),
-               Patch(facecolor="white", edgecolor="#333333", hatch=UNSTABLE_HATCH, label="unstable row (!)")]
+    handles = [Patch(facecolor=KERNEL_COLOR, label="%s (median; line: min-max of rounds)" % kernel_label)]
+    if rows_key == "results":
+        handles.append(Patch(facecolor=TRANSFORM_COLOR, label="+ transforms of the conversion feeding it"))
+    handles += [Patch(facecolor="white", edgecolor=BEST_EDGE, linewidth=2, label="best stable path"),
+                Patch(facecolor="white", edgecolor="#333333", hatch=UNSTABLE_HATCH, label="unstable row (!)")]
     if peer_col:
         handles.append(Patch(facecolor=PEER_COLOR, hatch="//", edgecolor="white", label="peer (x: over our best)"))
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7.5, frameon=False)
@@ -226,14 +233,23 @@ def blocked_pairs(rows):
     return pairs
 
 
+def backward_pairs(rows):
+    by = {r["path"]: r for r in rows}
+    return [(k, by[k], None) for k in KERNELS if k in by]
+
+
 def render(report, peers):
-    """{"layouts": the main figure, "blocked": the blocked figure or None}."""
+    """{"layouts": the main figure, "blocked": the blocked figure or None, "backward": the backward's or None}."""
     return {"layouts": grid(report, peers, kernel_pairs,
                             "roi_align per layout: ms per call (lower is better); conversions stacked on the kernel "
                             "they feed", with_peers=True),
             "blocked": grid(report, [], blocked_pairs,
                             "Data held in a blocked layout: its own kernel, or transforms to NHWC and the NHWC "
-                            "kernel", with_peers=False)}
+                            "kernel", with_peers=False),
+            "backward": grid(report, [], backward_pairs,
+                             "The backward, dX from dY, per kernel layout: ms per call (lower is better)",
+                             with_peers=False, rows_key="backward_results",
+                             kernel_label="backward kernel on its own layout")}
 
 
 def main(argv=None):
@@ -242,6 +258,7 @@ def main(argv=None):
     ap.add_argument("--peers")
     ap.add_argument("--out", required=True, help="PNG of the layouts and peers")
     ap.add_argument("--blocked-out", help="PNG of the blocked layouts' conversions")
+    ap.add_argument("--backward-out", help="PNG of the backward rows (dX from dY)")
     ap.add_argument("--dpi", type=int, default=110)
     args = ap.parse_args(argv)
     try:
@@ -260,6 +277,12 @@ def main(argv=None):
         else:
             figures["blocked"].savefig(args.blocked_out, dpi=args.dpi)
             sys.stderr.write("wrote %s\n" % args.blocked_out)
+    if args.backward_out:
+        if figures["backward"] is None:
+            sys.stderr.write("no backward rows: %s not written\n" % args.backward_out)
+        else:
+            figures["backward"].savefig(args.backward_out, dpi=args.dpi)
+            sys.stderr.write("wrote %s\n" % args.backward_out)
     return 0
 
 

@@ -3,15 +3,18 @@
 """The one reader of the layout report's JSON (bench/layout_report.cc writes it; docs/layouts.md has the schema)
 and of bench/peers.py's. bench/plot_layouts.py, bench/report_tables.py and bench/report_series.py read through it.
 
-Every result row comes back with every field of schema version 2, so no script fills a missing field its own way:
-reports written before version 2 (no stability judgement) get "stable": True, "unstable_reasons": [] and
+Every result row comes back with every field of the current schema, so no script fills a missing field its own
+way: reports written before version 2 (no stability judgement) get "stable": True, "unstable_reasons": [] and
 "judged": False; before the dtype dimension, "dtype": "F32"; before minimum times, "ms_min" = "ms".
+Version 3 adds the backward (dX from dY): "backward_results", rows of the same fields per kernel layout ("path" is
+the layout), and "backward_limits", the forward's limit fields plus "dy_bytes" and "map_bytes"; a report before
+version 3 comes back with both empty.
 """
 import json
 import math
 import os
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BLOCKS = ("NCHW4c", "NCHW8c", "NCHW16c")
 KERNELS = ("NCHW", "NHWC") + BLOCKS
 
@@ -100,6 +103,9 @@ def parse_report(data, path="report"):
         report["transforms"].append(t)
     report["results"] = [normalize_result(r, "%s: results[%d]" % (path, i), judged)
                          for i, r in enumerate(data["results"])]
+    report["backward_results"] = [normalize_result(r, "%s: backward_results[%d]" % (path, i), judged)
+                                  for i, r in enumerate(data.get("backward_results") or [])]
+    report["backward_limits"] = list(data.get("backward_limits") or [])
     return report
 
 

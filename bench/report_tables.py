@@ -8,8 +8,9 @@
 Prints: the limits and peaks, the layout table (every ISA), the blocked layouts against NHWC and the issue's criteria,
 the conversions around each block, the transforms' bandwidth against a copy's, then for the best ISA of the run (the one target "host"
 selects, e.g. AVX-512 or AVX2) the summary (workload x layout x threads: ms min and median, fraction_of_limit at
-each, speed-up against every peer), the detail table (GFMA/s, load GB/s, targets), thread scaling, all of them f32; the 16-bit dtypes against f32 when the run had them (--dtypes); and the
-peers against our faster kernel. Every ratio in it comes from the one run. Times are medians of the rounds unless
+each, speed-up against every peer), the detail table (GFMA/s, load GB/s, targets), thread scaling, all of them f32; the 16-bit dtypes against f32 when the run had them (--dtypes); the
+peers against our faster kernel; and, when the report has them (schema 3), the backward's limits and rows (dX from dY,
+every ISA and dtype, each kernel layout's time against its forward's). Every ratio in it comes from the one run. Times are medians of the rounds unless
 marked min; speed-ups are a peer's median over ours.
 """
 import sys
@@ -40,13 +41,13 @@ def share(row_ms, inner_ms):
     return f"{100 * (row_ms - inner_ms) / row_ms:.0f}%" if row_ms > inner_ms else "n/m"
 
 
-def print_unstable(results):
+def print_unstable(results, what="rows"):
     """The unstable rows and why, grouped by reason, so that no figure marked "!" is read without its warning."""
     bad = [r for r in results if not r["stable"]]
     if not results or not results[0]["judged"]:
         print("\nStability: not judged (a report written before schema version 2).")
         return
-    print(f"\nUnstable rows: {len(bad)} of {len(results)} (marked ! below; the verdict leaves them out).")
+    print(f"\nUnstable {what}: {len(bad)} of {len(results)} (marked ! below; the verdict leaves them out).")
     groups = {}
     for r in bad:
         key = (r["workload"], r["isa"], r["dtype"], r["threads"])
@@ -240,7 +241,54 @@ def main(argv):
             best = min(ours)
             print(f"| {p['workload']} | {p['peer']} | {p['variant']} | {p['threads']} | {p['ms']:.0f} | "
                   f"{best:.1f} | {p['ms'] / best:.1f}x |")
+    print_backward(report, isa_rank)
     return 0
+
+
+def print_backward(report, isa_rank):
+    """The backward (dX from dY): its limits, then per workload, ISA, dtype and threads each kernel layout's min /
+    median ms (fraction_of_limit at the min) and its minimum over the forward kernel's of the same layout."""
+    rows, limits = report.get("backward_results", []), report.get("backward_limits", [])
+    if not rows:
+        return
+
+    def ms(v):  # two decimals below 10 ms, where one would hide the differences
+        return f"{v:.2f}" if v < 10 else f"{v:.1f}"
+
+    print_unstable(rows, "backward rows")
+    print("\nBackward limits (dX from dY; the same model as the forward's over the backward's bytes and operations):")
+    print("\n| workload | ISA | dtype | threads | limit ms | rounds' median ms | compute ms | memory ms | dY MB "
+          "| map MB | dX MB | move GB/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for l in sorted(limits, key=lambda l: (rank(l["workload"]), isa_rank(l["isa"]), l["dtype"], l["threads"])):
+        moved = (l["read_bytes"] + l["write_bytes"]) / 1e6
+        print(f"| {l['workload']} | {l['isa']} | {l['dtype']} | {l['threads']} | {l['limit_ms']:.2f} | "
+              f"{l['limit_ms_rounds_median']:.2f} | {l['compute_ms']:.2f} | {l['memory_ms']:.2f} | "
+              f"{l.get('dy_bytes', 0) / 1e6:.1f} | {l.get('map_bytes', 0) / 1e6:.1f} | {l['write_bytes'] / 1e6:.1f} | "
+              f"{moved / l['move_ms']['best']:.1f} |")
+    forward = {(r["workload"], r["isa"], r["dtype"], r["threads"], r["path"]): r for r in report["results"]}
+    by = {(r["workload"], r["isa"], r["dtype"], r["threads"], r["path"]): r for r in rows}
+    layouts = [k for k in ("NCHW", "NHWC") + BLOCKED if any(r["path"] == k for r in rows)]
+    print("\nBackward, dX from dY: ms min / median (fraction_of_limit at the min), then the minimum over the forward "
+          "kernel's minimum (same layout, ISA, dtype and threads):")
+    print("\n| workload | ISA | dtype | threads | " + " | ".join(f"{k} ms (lim; / forward)" for k in layouts)
+          + " | fastest |")
+    print("|---|---|---|---|" + "---|" * len(layouts) + "---|")
+    keys = sorted({k[:4] for k in by}, key=lambda k: (rank(k[0]), isa_rank(k[1]), k[2] != "F32", k[2], k[3]))
+    for key in keys:
+        cells, ran = [], []
+        for k in layouts:
+            r = by.get(key + (k,))
+            if r is None:
+                cells.append("–")
+                continue
+            ran.append(r)
+            f = forward.get(key + (k,))
+            over = f"; {r['ms_min'] / f['ms_min']:.1f}x" if f else ""
+            cells.append(f"{ms(r['ms_min'])} / {ms(r['ms'])} ({100 * r['fraction_of_limit']:.1f}%{over}){mark(r)}")
+        best = min(ran, key=lambda r: r["ms_min"])
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | " + " | ".join(cells) + f" | {best['path']}"
+              + ("" if all(r["stable"] for r in ran) else " (unstable)") + " |")
 
 
 if __name__ == "__main__":

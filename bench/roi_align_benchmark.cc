@@ -21,8 +21,8 @@
 #include <tuple>
 #include <vector>
 
+#include "bench/backward_kernel.h"
 #include "bench/limit.h"
-#include "roialign/roialign.h"
 #include "bench/workloads.h"
 #include "core/enums.h"
 #include "examples/worker_pool.h"
@@ -66,7 +66,7 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
     state.SkipWithError(kernel.status().message().c_str());
     return;
   }
-  AlignedBuffer out(w.OutputSize());  // f32-sized: room for any dtype
+  AlignedBuffer out(BufferFloats(w.OutputSize(), dtype));
   const Inputs in = w.InputsFor(layout, dtype);
   std::unique_ptr<worker_pool, void (*)(worker_pool*)> workers(
       where == Threads::kPool ? worker_pool_create(threads) : nullptr, &worker_pool_destroy);
@@ -102,48 +102,46 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
   state.SetLabel(kernel->name());
 }
 
+// The best of 5 measurements of the peaks for a workload's backward bytes in `dtype` (dY, the map in the MAX modes,
+// all of dX), once per thread count.
+const Peaks& CachedBackwardPeaks(const Workload& w, DType dtype, int threads) {
+  static std::map<std::tuple<std::string, DType, int>, Peaks> cache;
+  const auto key = std::make_tuple(w.spec.name, dtype, threads);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const BackwardAccounting& b = w.backward;
+    PeakMeter meter(Bytes(b.dy_bytes + b.map_bytes, dtype), Bytes(b.dx_bytes, dtype));
+    std::vector<Peaks> rounds;
+    for (int r = 0; r < 5; ++r) rounds.push_back(meter.Measure(threads));
+    it = cache.emplace(key, Best(rounds)).first;
+  }
+  return it->second;
+}
+
 // The backward of a workload (dX from a dY of ones, through the C API): <workload>_backward/<implementation>/... .
-// Its counters: the bytes of dX written and dY read, and the multiply-adds of the AVG backward (as the forward's).
+// Its counters are the backward's (BackwardAccounting, docs/performance-model.md "The backward's limit"): the
+// forward's multiply-adds, the bytes its limit moves, what the taps' accumulation moves, and fraction_of_limit.
 void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout,
                          DType dtype, int threads) {
   const Workload& w = CachedWorkload(spec);
-  const Params params = w.ParamsFor(layout, dtype);
-  roialign_params c;
-  roialign_params_init(&c);
-  c.pooled_height = params.pooled_height;
-  c.pooled_width = params.pooled_width;
-  c.spatial_scale = params.spatial_scale;
-  c.sampling_ratio = params.sampling_ratio;
-  c.coordinate_mode = static_cast<roialign_coordinate_mode>(params.coordinate_mode);
-  c.pool_mode = static_cast<roialign_pool_mode>(params.pool_mode);
-  c.layout = static_cast<roialign_layout>(layout);
-  c.dtype = static_cast<roialign_dtype>(dtype);
-  c.flags = ROIALIGN_PARAMS_BACKWARD;
-  roialign_kernel* raw = nullptr;
-  if (roialign_select(target.c_str(), &c, &raw) != ROIALIGN_OK) {
-    state.SkipWithError(roialign_last_error());
+  const BackwardKernel kernel(target, w.ParamsFor(layout, dtype));
+  if (!kernel.ok()) {
+    state.SkipWithError(kernel.status().message().c_str());
     return;
   }
-  const std::unique_ptr<roialign_kernel, void (*)(roialign_kernel*)> kernel(raw, &roialign_kernel_free);
   const Inputs in = w.InputsFor(layout, dtype);
-  roialign_inputs inputs;
-  roialign_inputs_init(&inputs);
-  inputs.batch = in.batch;
-  inputs.channels = in.channels;
-  inputs.maps[0].data = in.input;
-  inputs.maps[0].height = in.height;
-  inputs.maps[0].width = in.width;
-  inputs.rois = in.rois;
-  inputs.batch_indices = in.batch_indices;
-  inputs.num_rois = in.num_rois;
+  const Params params = w.ParamsFor(layout, dtype);
   const int64_t stored = internal::StoredChannels(layout, in.channels);
-  const size_t dx_elements = static_cast<size_t>(in.batch * stored * in.height * in.width);
-  AlignedBuffer dy(static_cast<size_t>(in.num_rois * stored * params.pooled_height * params.pooled_width));
-  AlignedBuffer dx(dx_elements);  // f32-sized: room for any dtype
+  const size_t dy_elements = static_cast<size_t>(in.num_rois * stored * params.pooled_height * params.pooled_width);
+  AlignedBuffer dy(BufferFloats(dy_elements, dtype));
+  AlignedBuffer dx(BufferFloats(static_cast<size_t>(in.batch * stored * in.height * in.width), dtype));
   const std::vector<unsigned char> one = [&] {  // dY of ones in the dtype: 1 is exact in every one
     std::vector<unsigned char> bytes(static_cast<size_t>(internal::BytesOf(dtype)));
     if (dtype == DType::kF32) {
       const float v = 1.0f;
+      std::memcpy(bytes.data(), &v, sizeof(v));
+    } else if (dtype == DType::kF64) {
+      const double v = 1.0;
       std::memcpy(bytes.data(), &v, sizeof(v));
     } else {
       const uint16_t v = dtype == DType::kF16 ? 0x3C00 : 0x3F80;
@@ -151,25 +149,29 @@ void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std:
     }
     return bytes;
   }();
-  for (size_t i = 0; i < dy.size() * sizeof(float) / one.size(); ++i) {
+  for (size_t i = 0; i < dy_elements; ++i) {
     std::memcpy(reinterpret_cast<unsigned char*>(dy.data()) + i * one.size(), one.data(), one.size());
   }
-  roialign_options options;
-  roialign_options_init(&options);
-  options.num_threads = threads;
   for (auto _ : state) {
-    if (roialign_run_backward(kernel.get(), &inputs, dy.data(), dx.data(), &options) != ROIALIGN_OK) {
-      state.SkipWithError(roialign_last_error());
+    const Status s = kernel.Run(in, dy.data(), dx.data(), threads);
+    if (!s.ok()) {
+      state.SkipWithError(s.message().c_str());
       return;
     }
     benchmark::DoNotOptimize(dx.data());
     benchmark::ClobberMemory();
   }
-  state.counters["GFMA/s"] = benchmark::Counter(w.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["GB/s"] = benchmark::Counter(
-      Bytes(w.output_bytes, dtype) * 1e-9 + static_cast<double>(dx_elements * internal::BytesOf(dtype)) * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(roialign_kernel_name(kernel.get()));
+  state.SetLabel(kernel.name());
+  if (std::getenv("ROIALIGN_BENCH_NO_ROOFLINE") != nullptr) return;
+  const BackwardAccounting& b = w.backward;
+  state.counters["GFMA/s"] = benchmark::Counter(b.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] = benchmark::Counter(Bytes(b.dy_bytes + b.map_bytes + b.dx_bytes, dtype) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["load_GB/s"] =
+      benchmark::Counter((b.loaded_bytes_f32 ? b.loaded_bytes : Bytes(b.loaded_bytes, dtype)) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["fraction_of_limit"] = benchmark::Counter(LimitOf(b, CachedBackwardPeaks(w, dtype, threads)).seconds,
+                                                           benchmark::Counter::kIsIterationInvariantRate);
 }
 
 const PyramidWorkload& CachedPyramid() {

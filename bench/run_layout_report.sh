@@ -8,7 +8,10 @@
 #   bench/run_layout_report.sh --full     every workload, every ISA this CPU runs, 1 thread and all cores, every
 #                                         peer on every workload (the full report of docs/layouts.md)
 # Other arguments go to layout_report after these (see --help) and override them, e.g. --isas=avx2.
-# Results: out/layout_report.json, out/peers.json, out/layouts.png, out/layouts-blocked.png (table on stdout, progress on stderr).
+# Every workload's backward (dX from dY) is timed too, per kernel layout (--backward=none or a list of workloads to
+# restrict it).
+# Results: out/layout_report.json, out/peers.json, out/layouts.png, out/layouts-blocked.png, out/layouts-backward.png
+# (table on stdout, progress on stderr).
 # Python runs through .ci/python (Debian's python3 and packages only, whatever is installed in /usr/local).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +66,6 @@ if [ -f bench/plot_layouts.py ]; then
   peers_arg=()
   [ -f "$out/peers.json" ] && peers_arg=(--peers "$out/peers.json")
   .ci/python bench/plot_layouts.py --report "$out/layout_report.json" "${peers_arg[@]}" --out "$out/layouts.png" \
-    --blocked-out "$out/layouts-blocked.png"
-  echo >&2 "charts: $out/layouts.png, $out/layouts-blocked.png"
+    --blocked-out "$out/layouts-blocked.png" --backward-out "$out/layouts-backward.png"
+  echo >&2 "charts: $out/layouts.png, $out/layouts-blocked.png, $out/layouts-backward.png"
 fi

@@ -12,14 +12,14 @@
 namespace roialign {
 namespace bench {
 
-std::string Verdict(const std::vector<Row>& rows) {
+std::string Verdict(const std::vector<Row>& rows, const std::string& title) {
   const Layout layouts[] = {Layout::kNCHW, Layout::kNHWC, Layout::kNCHW4c, Layout::kNCHW8c, Layout::kNCHW16c};
   auto key_of = [](const Row& r) { return r.isa + " " + r.dtype + " " + std::to_string(r.threads) + " thread(s)"; };
   std::vector<std::string> keys;
   for (const Row& r : rows) {
     if (std::find(keys.begin(), keys.end(), key_of(r)) == keys.end()) keys.push_back(key_of(r));
   }
-  std::string text = "\nverdict (minimum times of stable rows, summed over the workloads named):\n";
+  std::string text = "\n" + title + " (minimum times of stable rows, summed over the workloads named):\n";
   char line[512];
   for (const std::string& key : keys) {
     std::vector<std::string> workloads;

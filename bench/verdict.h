@@ -31,7 +31,8 @@ struct Row {
 // of the row, over the workloads where the row and both kernels are stable. A key with no such workload says that
 // its verdict could not be built, and why. A share is never negative: a row faster than the kernel it wraps has no
 // measurable share.
-std::string Verdict(const std::vector<Row>& rows);
+// `title` heads the text ("verdict", or the backward's).
+std::string Verdict(const std::vector<Row>& rows, const std::string& title = "verdict");
 
 }  // namespace bench
 }  // namespace roialign

@@ -50,14 +50,53 @@ double LoadedPixels(const internal::AxisGeometry& gy, const internal::AxisGeomet
   return rows * cols;  // every bin row pairs with every bin column
 }
 
+// Along one axis of `size` pixels: the bins with at least one valid sample (`any`), and those with samples, every
+// one valid (`all`).
+void AxisValidBins(const internal::AxisGeometry& g, int64_t pooled, int64_t size, int64_t* any, int64_t* all) {
+  *any = *all = 0;
+  for (int64_t b = 0; b < pooled; ++b) {
+    int64_t valid = 0;
+    for (int64_t i = 0; i < g.grid; ++i) valid += internal::TapOf(internal::SamplePosition(g, b, i), size).valid ? 1 : 0;
+    *any += valid > 0 ? 1 : 0;
+    *all += valid > 0 && valid == g.grid ? 1 : 0;
+  }
+}
+
+// The bins of one RoI whose dY the backward's dX depends on (BackwardAccounting::dy_bytes): a sample is valid when
+// both its axes are, so the bins are products of the axes' counts.
+double BackwardDyBins(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, const WorkloadSpec& spec,
+                      int64_t H, int64_t W) {
+  int64_t any_y, all_y, any_x, all_x;
+  AxisValidBins(gy, spec.pooled, H, &any_y, &all_y);
+  AxisValidBins(gx, spec.pooled, W, &any_x, &all_x);
+  return static_cast<double>(spec.pool_mode == PoolMode::kAvg ? any_y * any_x : all_y * all_x);
+}
+
+// The backward's accounting from the forward's of the same RoIs: `dy_bins` from BackwardDyBins summed over them,
+// `dx_pixels` the map's H * W (summed over the levels).
+BackwardAccounting BackwardOf(PoolMode pool, int64_t C, double dy_bins, double dx_pixels, double fmas,
+                              double ops_bound, double distinct_input_bytes, double loaded_bytes) {
+  const bool avg = pool == PoolMode::kAvg;
+  BackwardAccounting b;
+  b.fmas = fmas;
+  b.ops_bound = avg ? 0.0 : ops_bound;
+  b.dy_bytes = dy_bins * static_cast<double>(C) * 4.0;
+  b.dx_bytes = dx_pixels * static_cast<double>(C) * 4.0;
+  b.map_bytes = avg ? 0.0 : distinct_input_bytes;
+  b.loaded_bytes = avg ? 2.0 * loaded_bytes : loaded_bytes;
+  b.loaded_bytes_f32 = avg;
+  return b;
+}
+
 // Roofline accounting of one RoI (x1 at r[1]) with the library's own geometry: its FMAs, loaded bytes and bin
-// lines, and the map pixels its taps touch.
+// lines, the bins whose dY its backward reads, and the map pixels its taps touch.
 void AccountRoi(const Params& params, const float* r, const WorkloadSpec& spec, int64_t H, int64_t W,
                 std::vector<char>* touched, double* fmas, double* ops_bound, double* loaded_bytes,
-                double* bin_lines) {
+                double* bin_lines, double* dy_bins) {
   const int64_t C = spec.channels;
   const internal::AxisGeometry gy = internal::AxisOf(r[2], r[4], spec.pooled, params);
   const internal::AxisGeometry gx = internal::AxisOf(r[1], r[3], spec.pooled, params);
+  *dy_bins += BackwardDyBins(gy, gx, spec, H, W);
   *fmas += static_cast<double>(C * spec.pooled * spec.pooled * 4 * gy.grid * gx.grid);
   *ops_bound += static_cast<double>(C) * RoiOpsLowerBound(gy, gx, spec.pooled, H, W);
   *loaded_bytes += static_cast<double>(C) * 4.0 * LoadedPixels(gy, gx, spec, H, W);
@@ -160,6 +199,8 @@ const void* Workload::Map(Layout layout, DType dtype) const {
       return nhwc_map ? nhwc_f16.data() : nchw_f16.data();
     case DType::kBF16:
       return nhwc_map ? nhwc_bf16.data() : nchw_bf16.data();
+    case DType::kF64:
+      return nhwc_map ? nhwc_f64.data() : nchw_f64.data();
   }
   return nullptr;
 }
@@ -171,7 +212,8 @@ Inputs Workload::InputsFor(Layout layout, DType dtype) const {
   in.channels = spec.channels;
   in.height = spec.height;
   in.width = spec.width;
-  in.rois = rois.data();
+  in.rois = dtype == DType::kF64 ? nullptr : rois.data();  // f64 reads its RoIs in double
+  in.rois_f64 = dtype == DType::kF64 ? rois_f64.data() : nullptr;
   in.num_rois = spec.num_rois;
   return in;
 }
@@ -192,6 +234,7 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
       f16.push_back(internal::F16BitsFromF32(v));
       bf16.push_back(internal::BF16BitsFromF32(v));
     }
+    (map == &w.nchw ? w.nchw_f64 : w.nhwc_f64).assign(map->begin(), map->end());
   }
   const float lo = std::log(spec.min_roi), hi = std::log(spec.max_roi);
   for (int64_t k = 0; k < spec.num_rois; ++k) {
@@ -200,15 +243,19 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
     const float x1 = rng.Uniform() * (spec.image_width - bw), y1 = rng.Uniform() * (spec.image_height - bh);
     w.rois.insert(w.rois.end(), {0.0f, x1, y1, x1 + bw, y1 + bh});
   }
+  w.rois_f64.assign(w.rois.begin(), w.rois.end());
   const Params params = w.ParamsFor(Layout::kNCHW);
   std::vector<char> touched(static_cast<size_t>(H * W), 0);
+  double dy_bins = 0;
   for (int64_t k = 0; k < spec.num_rois; ++k) {
     AccountRoi(params, &w.rois[static_cast<size_t>(5 * k)], spec, H, W, &touched, &w.fmas, &w.ops_bound,
-               &w.loaded_bytes, w.bin_lines);
+               &w.loaded_bytes, w.bin_lines, &dy_bins);
   }
   const double pixels = static_cast<double>(std::count(touched.begin(), touched.end(), 1));
   w.distinct_input_bytes = pixels * static_cast<double>(C) * 4.0;
   w.output_bytes = static_cast<double>(w.OutputSize()) * 4.0;
+  w.backward = BackwardOf(spec.pool_mode, C, dy_bins, static_cast<double>(H * W), w.fmas, w.ops_bound,
+                          w.distinct_input_bytes, w.loaded_bytes);
   for (size_t i = 0; i < 3; ++i) w.blocked[i] = FromNchw(w.nchw.data(), 1, C, H, W, kBlockedLayouts[i]);
   return w;
 }
@@ -271,6 +318,7 @@ PyramidWorkload MakePyramidWorkload() {
     w.nhwc.push_back(std::move(nhwc));
   }
   const MultiLevelParams mp = w.ParamsFor(Layout::kNCHW);
+  double dy_bins = 0, dx_pixels = 0;
   for (int64_t k = 0; k < w.num_rois; ++k) {
     const float bw = std::exp(lo + (hi - lo) * rng.Uniform()), bh = std::exp(lo + (hi - lo) * rng.Uniform());
     const float x1 = rng.Uniform() * (image_w - bw), y1 = rng.Uniform() * (image_h - bh);
@@ -285,12 +333,15 @@ PyramidWorkload MakePyramidWorkload() {
     for (int64_t k = 0; k < w.num_rois; ++k) {
       if (w.levels[static_cast<size_t>(k)] != static_cast<int32_t>(l)) continue;
       AccountRoi(params, &w.rois[static_cast<size_t>(5 * k)], spec, w.heights[l], w.widths[l], &touched, &w.fmas,
-                 &w.ops_bound, &w.loaded_bytes, w.bin_lines);
+                 &w.ops_bound, &w.loaded_bytes, w.bin_lines, &dy_bins);
     }
     w.distinct_input_bytes +=
         static_cast<double>(std::count(touched.begin(), touched.end(), 1)) * static_cast<double>(C) * 4.0;
+    dx_pixels += static_cast<double>(w.heights[l] * w.widths[l]);
   }
   w.output_bytes = static_cast<double>(w.OutputSize()) * 4.0;
+  w.backward = BackwardOf(PoolMode::kAvg, C, dy_bins, dx_pixels, w.fmas, w.ops_bound, w.distinct_input_bytes,
+                          w.loaded_bytes);
   return w;
 }
 

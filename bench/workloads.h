@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enums.h"
 #include "core/library.h"
 
 namespace roialign {
@@ -53,13 +54,34 @@ struct Align64Allocator {
 template <typename T>
 using AlignedVector = std::vector<T, Align64Allocator<T>>;
 
+// The backward's accounting (dX from dY, docs/performance-model.md "The backward's limit"), f32 bytes like
+// Workload's; Bytes() gives them for another dtype.
+struct BackwardAccounting {
+  double fmas = 0;       // the forward's direct count: the AVG backward spreads every sample's 4 taps, the MAX
+                         // modes' argmax search computes every sample
+  double ops_bound = 0;  // operations any backward needs: the forward's D - B in the MAX modes (the argmax search
+                         // combines what the max does), 0 in AVG
+  double dy_bytes = 0;   // the dY elements dX depends on: AVG bins with a valid sample, MAX bins whose every sample
+                         // is valid (an argmax outside the map sends nothing back), times C * 4
+  double dx_bytes = 0;   // every element of dX (the backward overwrites all of it): C * H * W * 4, over every level
+  double map_bytes = 0;  // the map the MAX modes read to find each bin's argmax: the forward's distinct input bytes;
+                         // 0 in AVG, which does not read the map
+  // What the taps' accumulation moves, for the load_gb_per_s counter, not the limit (an accumulator can stay in a
+  // core's caches): AVG each distinct pixel of each bin read and written once in the f32 accumulator (2x the
+  // forward's loaded bytes, whatever the dtype), MAX modes the forward's loads of the argmax search.
+  double loaded_bytes = 0;
+  bool loaded_bytes_f32 = false;  // true in AVG: the accumulator is f32 in every dtype
+};
+
 // A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), each also stored as f16 and bf16 (rounded
-// to nearest even), [K,5] RoIs, deterministic.
+// to nearest even) and f64, [K,5] RoIs (also in double, for f64), deterministic.
 struct Workload {
   WorkloadSpec spec;
   AlignedVector<float> nchw, nhwc;
   std::vector<float> rois;
   AlignedVector<uint16_t> nchw_f16, nhwc_f16, nchw_bf16, nhwc_bf16;
+  AlignedVector<double> nchw_f64, nhwc_f64;
+  std::vector<double> rois_f64;
   // The f32 map in the blocked layouts, kBlockedLayouts' order (16-bit blocked maps are not built).
   AlignedVector<float> blocked[3];
   double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
@@ -73,9 +95,10 @@ struct Workload {
   // The f32 map's cache lines the bins read, each bin's counted once (RoiBinLines, bench/limit.h), summed over
   // RoIs: [0] NHWC, [1 + BlockedIndex(b)] blocked layout b.
   double bin_lines[4] = {};
+  BackwardAccounting backward;
   Params ParamsFor(Layout layout, DType dtype = DType::kF32) const;
   Inputs InputsFor(Layout layout, DType dtype = DType::kF32) const;
-  // The map in `layout` and `dtype`; null for a blocked layout in a 16-bit dtype.
+  // The map in `layout` and `dtype`; null for a blocked layout in another dtype than f32.
   const void* Map(Layout layout, DType dtype) const;
   size_t OutputSize() const { return static_cast<size_t>(spec.num_rois * spec.channels * spec.pooled * spec.pooled); }
 };
@@ -106,6 +129,7 @@ struct PyramidWorkload {
   // The accounting of Workload (bench/limit.h), summed over the levels (bytes for f32).
   double fmas = 0, ops_bound = 0, output_bytes = 0, distinct_input_bytes = 0, loaded_bytes = 0;
   double bin_lines[4] = {};
+  BackwardAccounting backward;  // every level's dX
   MultiLevelParams ParamsFor(Layout layout) const;
   // Single-level attributes of level l (its scale).
   Params LevelParams(Layout layout, size_t l) const;
@@ -135,6 +159,10 @@ double Bytes(double f32_bytes, DType dtype);
 // A 64-byte aligned float buffer, as engines allocate tensors (the kernels' streaming stores need alignment),
 // zeroed so that its pages are faulted in before timing.
 using AlignedBuffer = AlignedVector<float>;
+// Floats of an AlignedBuffer that holds `elements` of `dtype`.
+inline size_t BufferFloats(size_t elements, DType dtype) {
+  return (elements * static_cast<size_t>(internal::BytesOf(dtype)) + sizeof(float) - 1) / sizeof(float);
+}
 
 }  // namespace bench
 }  // namespace roialign

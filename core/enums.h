@@ -33,9 +33,9 @@ struct EnumTraits<Layout> {
 template <>
 struct EnumTraits<DType> {
   static constexpr const char* kWhat = "dtype";
-  static constexpr std::array<const char*, 3> kNames = {"F32", "F16", "BF16"};
-  static constexpr std::array<int64_t, 3> kBytes = {4, 2, 2};  // bytes per element
-  static_assert(static_cast<size_t>(DType::kBF16) + 1 == kNames.size(), "one name per DType value");
+  static constexpr std::array<const char*, 4> kNames = {"F32", "F16", "BF16", "F64"};
+  static constexpr std::array<int64_t, 4> kBytes = {4, 2, 2, 8};  // bytes per element
+  static_assert(static_cast<size_t>(DType::kF64) + 1 == kNames.size(), "one name per DType value");
 };
 template <>
 struct EnumTraits<PoolMode> {

@@ -39,10 +39,15 @@ Status StatusOrOutOfMemory(F&& f) noexcept {
   }
 }
 
-// A float as a message shows it ("0.25", "inf", "nan").
+// A float or double as a message shows it ("0.25", "inf", "nan"); a double with the digits that tell it apart.
 inline std::string FloatText(float v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%g", static_cast<double>(v));
+  return buf;
+}
+inline std::string FloatText(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
   return buf;
 }
 

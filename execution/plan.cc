@@ -168,7 +168,8 @@ void BuildGeometry(const Problem& p, PixelAccess access, bool band_transform, Ca
 
 Plan DirectPlan(const Problem& p, PixelAccess access, const Threading& threading, std::pmr::memory_resource* memory) {
   Plan plan(memory);
-  BuildGeometry(p, access, false, &plan.geometry);
+  // Whole-RoI kernels read validation's geometry (in double for F64) and lay out their own taps.
+  if (access != PixelAccess::kWholeRois) BuildGeometry(p, access, false, &plan.geometry);
   PlanTasks(p, access, threading, false, &plan);
   PlannedPass pass(memory);
   pass.rois = LocalityOrder(p, memory);

@@ -44,8 +44,13 @@ std::pmr::vector<int64_t> LocalityOrder(const Problem& p, std::pmr::memory_resou
   std::pmr::vector<Centre> centres(static_cast<size_t>(n), memory);
   double lo_x = HUGE_VAL, hi_x = -HUGE_VAL, lo_y = HUGE_VAL, hi_y = -HUGE_VAL;
   for (int64_t i = 0; i < n; ++i) {
-    const RoiRecord r = RoiAt(p.rois, p.batch_indices, RunRoi(p, i));
-    const double cx = static_cast<double>(r.x1) + r.x2, cy = static_cast<double>(r.y1) + r.y2;
+    const int64_t k = RunRoi(p, i);
+    // F64 RoIs in double; the others in float, widened.
+    const RoiRecordOf<double> r = p.rois_f64 != nullptr ? RoiAt(p.rois_f64, p.batch_indices, k) : [&] {
+      const RoiRecord f = RoiAt(p.rois, p.batch_indices, k);
+      return RoiRecordOf<double>{f.batch, f.x1, f.y1, f.x2, f.y2};
+    }();
+    const double cx = r.x1 + r.x2, cy = r.y1 + r.y2;
     centres[static_cast<size_t>(i)] = {r.batch, cx, cy};
     if (!std::isfinite(cx) || !std::isfinite(cy)) continue;  // validated away before a plan; cell 0 if not
     lo_x = std::min(lo_x, cx), hi_x = std::max(hi_x, cx);

@@ -20,6 +20,7 @@
 #include "execution/plan.h"
 #include "execution/pyramid_levels.h"
 #include "execution/validate_data.h"
+#include "kernels/roi_geometry.h"
 
 namespace roialign {
 namespace internal {
@@ -66,6 +67,8 @@ Status RunCustom(const SelectedKernel& selected, const Params& params, const Inp
   rp.height = inputs.height;
   rp.width = inputs.width;
   rp.rois = inputs.rois;
+  rp.rois_f64 = inputs.rois_f64;
+  p.spatial_scale_f64 = params.dtype == DType::kF64 ? ScaleOf<double>(params) : 0.0;
   rp.batch_indices = inputs.batch_indices;
   rp.num_rois = inputs.num_rois;
   rp.output = output;
@@ -111,8 +114,14 @@ Status AssignLevels(const MultiLevelParams& mp, const CallInputs& in, std::pmr::
   for (int64_t k = 0; k < K; ++k) {
     // The box only: the batch index is not validated yet (CheckRoi comes after), and converting a NaN one to an
     // integer would be undefined.
-    const float* box = in.rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);
-    (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, box[0], box[1], box[2], box[3]);
+    const int64_t at = in.batch_indices != nullptr ? 4 * k : 5 * k + 1;
+    if (in.rois_f64 != nullptr) {  // F64: the level in double, as torchvision computes a float64 box's
+      const double* box = in.rois_f64 + at;
+      (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, box[0], box[1], box[2], box[3]);
+    } else {
+      const float* box = in.rois + at;
+      (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, box[0], box[1], box[2], box[3]);
+    }
   }
   return Status::Ok();
 }
@@ -188,9 +197,12 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
   PerLevel<Inputs> inputs;
   for (size_t l = 0; l < L; ++l) {
     params.Add(op.params);
-    if (pyramid != nullptr) params[l].spatial_scale = pyramid->scales[l];
+    if (pyramid != nullptr) {
+      params[l].spatial_scale = pyramid->scales[l];
+      params[l].spatial_scale_f64 = params[l].dtype == DType::kF64 ? pyramid->scales[l] : 0.0;
+    }
     inputs.Add({in.maps[l].input, in.batch, in.channels, in.maps[l].height, in.maps[l].width, in.rois,
-                in.batch_indices, K});
+                in.batch_indices, K, in.rois_f64});
     // A backward's dY is checked with its dX, below (CheckGradients), and named as such.
     s = CheckShape(params[l], inputs[l], gradients != nullptr ? static_cast<const void*>(gradients) : output);
     if (!s.ok()) return pyramid != nullptr ? Invalid("level " + std::to_string(l) + ": " + s.message()) : s;
@@ -210,10 +222,18 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
   PerLevel<RoiTotals> totals;
   for (size_t l = 0; l < L; ++l) totals.Add();
   std::array<int64_t, ROIALIGN_MAX_LEVELS + 1> counts{};  // counts[L]: RoIs not pooled
-  std::pmr::vector<RoiAxes> axes(static_cast<size_t>(K), heap);  // each RoI's geometry on its own level
+  // Each RoI's geometry on its own level: in double for F64 (docs/semantics.md#float64), else in float.
+  const bool f64 = op.params.dtype == DType::kF64;
+  std::pmr::vector<RoiAxes> axes(f64 ? 0 : static_cast<size_t>(K), heap);
+  std::pmr::vector<RoiAxesOf<double>> axes_f64(f64 ? static_cast<size_t>(K) : 0, heap);
+  auto check = [&](size_t l, int64_t k, RoiTotals* t, int64_t* w) {
+    const size_t i = static_cast<size_t>(k);
+    return f64 ? CheckRoi(params[l], inputs[l], k, t, w, &axes_f64[i])
+               : CheckRoi(params[l], inputs[l], k, t, w, &axes[i]);
+  };
   int64_t work = 0;
   for (int64_t k = 0; k < K && pyramid == nullptr; ++k) {  // one level: no per-RoI level to look up
-    s = CheckRoi(params[0], inputs[0], k, &totals[0], &work, &axes[static_cast<size_t>(k)]);
+    s = check(0, k, &totals[0], &work);
     if (!s.ok()) return s;
     ++counts[0];
   }
@@ -222,15 +242,16 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
     if (l == kNotPooled) {
       RoiTotals unused;
       int64_t no_work = 0;
-      s = CheckRoi(params[0], inputs[0], k, &unused, &no_work, &axes[static_cast<size_t>(k)]);
+      s = check(0, k, &unused, &no_work);
       ++counts[L];
     } else {
-      s = CheckRoi(params[static_cast<size_t>(l)], inputs[static_cast<size_t>(l)], k, &totals[static_cast<size_t>(l)],
-                   &work, &axes[static_cast<size_t>(k)]);
+      s = check(static_cast<size_t>(l), k, &totals[static_cast<size_t>(l)], &work);
       ++counts[static_cast<size_t>(l)];
     }
     if (!s.ok()) return s;
   }
+  const RoiAxes* const axes_data = f64 ? nullptr : axes.data();
+  const RoiAxesOf<double>* const axes_f64_data = f64 ? axes_f64.data() : nullptr;
   const char* const size_function =
       gradients != nullptr
           ? (pyramid != nullptr ? "roialign_multi_level_backward_workspace_size" : "roialign_backward_workspace_size")
@@ -260,7 +281,7 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
     for (size_t l = 0; l < L; ++l) problems.Add();
     if (gradients != nullptr) {  // every level, those no RoI reaches too: their dX is +0
       for (size_t l = 0; l < L; ++l) {
-        FillProblem(params[l], inputs[l], nullptr, totals[l], axes.data(), &problems[l]);
+        FillProblem(params[l], inputs[l], nullptr, totals[l], axes_data, axes_f64_data, &problems[l]);
         if (pyramid != nullptr) {
           problems[l].roi_subset = order.data() + begin[l];
           problems[l].subset_size = counts[l];
@@ -285,7 +306,7 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
     RunMemory memory(selected->memory, arena);
     for (size_t l = 0; l < L; ++l) {
       if (counts[l] == 0) continue;
-      FillProblem(params[l], inputs[l], output, totals[l], axes.data(), &problems[l]);
+      FillProblem(params[l], inputs[l], output, totals[l], axes_data, axes_f64_data, &problems[l]);
       if (pyramid != nullptr) {
         problems[l].roi_subset = order.data() + begin[l];
         problems[l].subset_size = counts[l];
@@ -336,6 +357,7 @@ internal::CallInputs OneMap(const Inputs& in, LevelMap* map) {
   call.rois = in.rois;
   call.batch_indices = in.batch_indices;
   call.num_rois = in.num_rois;
+  call.rois_f64 = in.rois_f64;
   return call;
 }
 

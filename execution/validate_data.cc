@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "core/enums.h"
 #include "core/messages.h"
@@ -55,14 +56,28 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
     return Invalid("height and width must be >= 1 when there are RoIs (got " + std::to_string(H) + " x " +
                    std::to_string(W) + ")");
   }
-  if (K > 0 && in.rois == nullptr) return Invalid("rois is null but num_rois is " + std::to_string(K));
+  // F64 reads its RoIs in double (docs/semantics.md#float64); every other dtype in float.
+  const bool f64 = params.dtype == DType::kF64;
+  if (f64 && in.rois != nullptr) {
+    return Invalid("dtype F64 reads its RoIs in double from rois_f64; rois must be null");
+  }
+  if (!f64 && in.rois_f64 != nullptr) {
+    return Invalid(std::string("rois_f64 is for dtype F64; dtype ") + ToString(params.dtype) +
+                   " reads its RoIs from rois (float)");
+  }
+  if (K > 0 && (f64 ? in.rois_f64 == nullptr : in.rois == nullptr)) {
+    return Invalid(std::string(f64 ? "rois_f64" : "rois") + " is null but num_rois is " + std::to_string(K));
+  }
   if (output_elements > 0 && output == nullptr) return Invalid("output is null");
   if (output_elements > 0 && in.input == nullptr) return Invalid("input is null");
   return Status::Ok();
 }
 
+template <typename R>
 Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
-                RoiAxes* axes) {
+                RoiAxesOf<R>* axes) {
+  const R* const rois = std::is_same_v<R, double> ? reinterpret_cast<const R*>(in.rois_f64)
+                                                  : reinterpret_cast<const R*>(in.rois);
   const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width;
   int64_t batch = 0;
   if (in.batch_indices != nullptr) {
@@ -72,27 +87,28 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
                      std::to_string(N) + ")");
     }
   } else {
-    const float b = in.rois[5 * k];
+    const R b = rois[5 * k];
     if (!std::isfinite(b) || b != std::floor(b)) {
       return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is not an integer");
     }
-    if (b < 0.0f || static_cast<double>(b) >= static_cast<double>(N)) {
+    if (b < R(0) || static_cast<double>(b) >= static_cast<double>(N)) {
       return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
     }
     batch = static_cast<int64_t>(b);
   }
-  const float* const coords = in.rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);  // x1, y1, x2, y2
+  const R* const coords = rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);  // x1, y1, x2, y2
   for (int i = 0; i < 4; ++i) {
     if (!std::isfinite(coords[i])) {
       static const char* const kNames[4] = {"x1", "y1", "x2", "y2"};
       return Invalid(RoiPrefix(k) + kNames[i] + " is not finite (" + FloatText(coords[i]) + ")");
     }
   }
-  const AxisGeometry gy = AxisOf(coords[1], coords[3], params.pooled_height, params);
-  const AxisGeometry gx = AxisOf(coords[0], coords[2], params.pooled_width, params);
+  const AxisGeometryOf<R> gy = AxisOf(coords[1], coords[3], params.pooled_height, params);
+  const AxisGeometryOf<R> gx = AxisOf(coords[0], coords[2], params.pooled_width, params);
   // Scaled coordinates can overflow to inf although the inputs were finite.
   if (!std::isfinite(gy.start) || !std::isfinite(gy.roi) || !std::isfinite(gx.start) || !std::isfinite(gx.roi)) {
-    return Invalid(RoiPrefix(k) + "coordinates overflow float32 after scaling by spatial_scale");
+    return Invalid(RoiPrefix(k) + "coordinates overflow " + (std::is_same_v<R, double> ? "float64" : "float32") +
+                   " after scaling by spatial_scale");
   }
   if (gy.grid < 0 || gx.grid < 0 || gy.grid > ROIALIGN_MAX_SAMPLING_GRID || gx.grid > ROIALIGN_MAX_SAMPLING_GRID) {
     return Invalid(RoiPrefix(k) + "adaptive sampling grid " + std::to_string(gy.grid) + " x " +
@@ -123,8 +139,11 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
   return Status::Ok();
 }
 
+template Status CheckRoi<float>(const Params&, const Inputs&, int64_t, RoiTotals*, int64_t*, RoiAxesOf<float>*);
+template Status CheckRoi<double>(const Params&, const Inputs&, int64_t, RoiTotals*, int64_t*, RoiAxesOf<double>*);
+
 void FillProblem(const Params& params, const Inputs& in, void* output, const RoiTotals& totals, const RoiAxes* axes,
-                 Problem* problem) {
+                 const RoiAxesOf<double>* axes_f64, Problem* problem) {
   problem->params = params;
   problem->input = in.input;
   problem->batch = in.batch;
@@ -135,14 +154,20 @@ void FillProblem(const Params& params, const Inputs& in, void* output, const Roi
   problem->batch_indices = in.batch_indices;
   problem->num_rois = in.num_rois;
   problem->axes = axes;
+  problem->rois_f64 = in.rois_f64;
+  problem->axes_f64 = axes_f64;
   problem->output = output;
   problem->max_grid_h = totals.max_grid_h;
   problem->max_grid_w = totals.max_grid_w;
   problem->footprint_pixels = totals.footprint;
 }
 
-Status ValidateData(const Params& params, const Inputs& in, void* output, std::pmr::vector<RoiAxes>* axes,
+template <typename R>
+Status ValidateData(const Params& params, const Inputs& in, void* output, std::pmr::vector<RoiAxesOf<R>>* axes,
                     Problem* problem) {
+  if (std::is_same_v<R, double> != (params.dtype == DType::kF64)) {
+    return Invalid("the RoIs' geometry is computed in double for dtype F64 only");
+  }
   Status s = CheckShape(params, in, output);
   if (!s.ok()) return s;
   axes->resize(static_cast<size_t>(in.num_rois));
@@ -152,9 +177,17 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, std::p
     s = CheckRoi(params, in, k, &totals, &work, &(*axes)[static_cast<size_t>(k)]);
     if (!s.ok()) return s;
   }
-  FillProblem(params, in, output, totals, axes->data(), problem);
+  if constexpr (std::is_same_v<R, double>) {
+    FillProblem(params, in, output, totals, nullptr, axes->data(), problem);
+  } else {
+    FillProblem(params, in, output, totals, axes->data(), nullptr, problem);
+  }
   return Status::Ok();
 }
+template Status ValidateData<float>(const Params&, const Inputs&, void*, std::pmr::vector<RoiAxesOf<float>>*,
+                                    Problem*);
+template Status ValidateData<double>(const Params&, const Inputs&, void*, std::pmr::vector<RoiAxesOf<double>>*,
+                                     Problem*);
 
 }  // namespace internal
 }  // namespace roialign

@@ -18,7 +18,9 @@ namespace internal {
 // and, on success, fills `problem` (including the largest sampling grid and the RoIs' footprint) and `axes`, each
 // RoI's geometry, which `problem` points to. Writes nothing else. Messages name the offending RoI. Throws
 // std::bad_alloc.
-Status ValidateData(const Params& params, const Inputs& inputs, void* output, std::pmr::vector<RoiAxes>* axes,
+// The RoIs' geometry is in precision R: double for dtype F64, float for the others.
+template <typename R>
+Status ValidateData(const Params& params, const Inputs& inputs, void* output, std::pmr::vector<RoiAxesOf<R>>* axes,
                     Problem* problem);
 
 // The pieces of ValidateData, which the run path (execution/run.cc) calls map by map and RoI by RoI on its level.
@@ -32,11 +34,13 @@ struct RoiTotals {
 // Checks RoI k (batch index, finite coordinates, sampling limits under params.spatial_scale on inputs' map), adds
 // it to `totals` and writes its geometry to `axes`; `work` is the call's running work, capped by
 // ROIALIGN_MAX_WORK_PER_CALL.
+// R: as ValidateData's.
+template <typename R>
 Status CheckRoi(const Params& params, const Inputs& inputs, int64_t k, RoiTotals* totals, int64_t* work,
-                RoiAxes* axes);
-// The problem of a checked call, its RoIs' geometry at `axes` (indexed by RoI).
+                RoiAxesOf<R>* axes);
+// The problem of a checked call, its RoIs' geometry at `axes` or, for F64, `axes_f64` (indexed by RoI).
 void FillProblem(const Params& params, const Inputs& inputs, void* output, const RoiTotals& totals, const RoiAxes* axes,
-                 Problem* problem);
+                 const RoiAxesOf<double>* axes_f64, Problem* problem);
 
 }  // namespace internal
 }  // namespace roialign

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace roialign {
 namespace internal {
@@ -80,6 +81,28 @@ inline void StoreF32As(float f, hwy::float16_t* out) {
   std::memcpy(out, &bits, sizeof(bits));
 }
 inline void StoreF32As(float f, hwy::bfloat16_t* out) { out->bits = BF16BitsFromF32(f); }
+
+// The precision an element type computes in: double for F64, f32 for the others (docs/semantics.md#float64).
+template <typename T>
+using ComputeOf = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+// One element widened to its compute precision, and a result rounded once back to the element type.
+template <typename T>
+inline ComputeOf<T> Widen(T v) {
+  if constexpr (std::is_same_v<T, double>) {
+    return v;
+  } else {
+    return ToF32(v);
+  }
+}
+template <typename T>
+inline void Narrow(ComputeOf<T> v, T* out) {
+  if constexpr (std::is_same_v<T, double>) {
+    *out = v;
+  } else {
+    StoreF32As(v, out);
+  }
+}
 
 }  // namespace internal
 }  // namespace roialign

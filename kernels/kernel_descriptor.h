@@ -30,6 +30,8 @@ template <>
 struct ElementOf<DType::kF16> { using type = hwy::float16_t; };
 template <>
 struct ElementOf<DType::kBF16> { using type = hwy::bfloat16_t; };
+template <>
+struct ElementOf<DType::kF64> { using type = double; };
 
 // {make((T*)nullptr) for the element type T of every DType}, indexed by DType.
 template <typename Fn, class Make, size_t... I>
@@ -122,6 +124,10 @@ struct KernelDescriptor {
 // scratch size, or nulls where that target's build has none.
 std::array<std::pair<WholeRoisBackwardFn, BackwardScratchFn>, EnumTraits<DType>::kNames.size()> SimdBackwardFns(
     int64_t hwy_target);
+
+// The float64 forward of Highway target `hwy_target` (kernels/roi_align_f64.cc), or null where that target's build
+// has none.
+WholeRoisFn SimdF64Forward(int64_t hwy_target);
 
 // The functions of the best target this CPU runs (the public whole-tensor layout transforms' block transposers).
 PerDType BestTargetFns();

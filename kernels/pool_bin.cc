@@ -81,7 +81,7 @@ void BinsToPlanesOf(const float* bins, int64_t count, int64_t bin_stride, int64_
   }
 }
 
-template <typename T>  // float, or uint16_t for every 16-bit type (moved as bit patterns)
+template <typename T>  // float, uint64_t for f64 and uint16_t for every 16-bit type (moved as bit patterns)
 void TransposeBlockOf(const void* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1, int64_t j0,
                       int64_t j1, void* dst) {
   TransposeTile(static_cast<const T*>(src), src_stride, dst_stride, i0, i1, j0, j1, static_cast<T*>(dst));
@@ -119,8 +119,11 @@ TargetKernel ThisTargetKernel() {
   return {HWY_TARGET, PerDTypeTable<KernelFns>([](auto* type) {
             using T = std::remove_pointer_t<decltype(type)>;
             KernelFns f;
-            f.transpose = &TransposeBlockOf<std::conditional_t<sizeof(T) == 4, float, uint16_t>>;
-            if constexpr (!(HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) || std::is_same_v<T, float>) {
+            f.transpose = &TransposeBlockOf<
+                std::conditional_t<sizeof(T) == 4, float, std::conditional_t<sizeof(T) == 8, uint64_t, uint16_t>>>;
+            // float64 pools whole RoIs in double (roi_align_f64.cc), added with the target's backward below.
+            if constexpr (!std::is_same_v<T, double> &&
+                          (!(HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) || std::is_same_v<T, float>)) {
               f.pool_bin = &PoolBinOf<T, T, true>;
               f.pool_bin_f32 = &PoolBinOf<T, float, false>;
               f.bins_to_planes = &BinsToPlanesOf<T>;
@@ -150,10 +153,12 @@ std::vector<TargetKernel> CompiledTargets() {
   for (TargetKernel (*make)() : kMakers) {
     if (make == nullptr) continue;
     TargetKernel t = make();
-    // The backward (roi_align_backward.cc) for the dtypes whose forward the target serves.
+    // The float64 forward (roi_align_f64.cc), and the backward (roi_align_backward.cc) for the dtypes whose forward
+    // the target serves.
+    t.fns[static_cast<size_t>(DType::kF64)].whole_rois = SimdF64Forward(t.hwy_target);
     const auto backward = SimdBackwardFns(t.hwy_target);
     for (size_t d = 0; d < t.fns.size(); ++d) {
-      if (t.fns[d].pool_bin == nullptr) continue;
+      if (t.fns[d].pool_bin == nullptr && t.fns[d].whole_rois == nullptr) continue;
       t.fns[d].whole_rois_backward = backward[d].first;
       t.fns[d].backward_scratch = backward[d].second;
     }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/enums.h"
 #include "core/library.h"
@@ -19,10 +20,13 @@ struct Problem {
   Params params;
   const void* input = nullptr;
   int64_t batch = 0, channels = 0, height = 0, width = 0;
-  const float* rois = nullptr;
+  const float* rois = nullptr;             // null for F64, whose RoIs are rois_f64
   const int64_t* batch_indices = nullptr;  // null: rois are [K,5]
   int64_t num_rois = 0;
-  const RoiAxes* axes = nullptr;  // per RoI index, from validation
+  const RoiAxes* axes = nullptr;  // per RoI index, from validation (null for F64: axes_f64)
+  // F64 (docs/semantics.md#float64): the RoIs and their geometry in double.
+  const double* rois_f64 = nullptr;
+  const RoiAxesOf<double>* axes_f64 = nullptr;
   void* output = nullptr;
   // A backward call's gradients (null in a forward call): dY, read, in the output's shape, layout and dtype, and
   // dX, written, in the map's.
@@ -41,6 +45,24 @@ struct Problem {
 // How many RoIs the call computes, and the i-th of them.
 inline int64_t RunCount(const Problem& p) { return p.roi_subset ? p.subset_size : p.num_rois; }
 inline int64_t RunRoi(const Problem& p, int64_t i) { return p.roi_subset ? p.roi_subset[i] : i; }
+
+// The RoIs and validation's geometry in precision R (double for F64, float otherwise).
+template <typename R>
+inline const R* RoisOf(const Problem& p) {
+  if constexpr (std::is_same_v<R, double>) {
+    return p.rois_f64;
+  } else {
+    return p.rois;
+  }
+}
+template <typename R>
+inline const RoiAxesOf<R>& AxesOf(const Problem& p, int64_t k) {
+  if constexpr (std::is_same_v<R, double>) {
+    return p.axes_f64[k];
+  } else {
+    return p.axes[k];
+  }
+}
 
 // Elements of the output, padded lanes of a blocked layout included.
 inline int64_t OutputElements(const Problem& p) {

@@ -20,15 +20,6 @@ namespace roialign {
 namespace internal {
 namespace {
 
-// What a gradient of element type T is accumulated in, and how elements are widened to it and the result narrowed
-// once: f32 for f32, f16 and bf16 (rounded to nearest even). A wider element type brings its own.
-template <typename T>
-struct Precision {
-  using Acc = float;
-  static Acc Widen(T v) { return ToF32(v); }
-  static void Narrow(Acc a, T* out) { StoreF32As(a, out); }
-};
-
 // dX is accumulated a tile at a time, in memory of a fixed size on the stack, so that the reference allocates
 // nothing and a 16-bit dX is still rounded once: each tile is one channel's rows [y_begin, y_end) by columns
 // [x_begin, x_end), and walks every RoI for its own elements only. That is the ownership scheme of
@@ -51,20 +42,20 @@ struct Tile {
 // cannot reach it. Sample positions are monotone in (bin, sample), rounding included, so the extremes are the
 // first sample of the first bin and the last of the last; a tap lies on the floor of its sample's position clamped
 // to the map, or one pixel past it. A superset: no contributing RoI is skipped.
-bool AxisReaches(const AxisGeometry& g, int64_t pooled, int64_t size, int64_t begin, int64_t end) {
-  const float a = SamplePosition(g, 0, 0), b = SamplePosition(g, pooled - 1, g.grid - 1);
-  const float top = static_cast<float>(size - 1);
+template <typename R>
+bool AxisReaches(const AxisGeometryOf<R>& g, int64_t pooled, int64_t size, int64_t begin, int64_t end) {
+  const R a = SamplePosition(g, 0, 0), b = SamplePosition(g, pooled - 1, g.grid - 1);
+  const R top = static_cast<R>(size - 1);
   // Clamped before the conversion: a position may be far outside the map (or, for an inverted box, b < a).
-  const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(std::min(a, b), 0.0f, top)));
-  const int64_t hi = std::min(static_cast<int64_t>(std::floor(std::clamp(std::max(a, b), 0.0f, top))) + 1, size - 1);
+  const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(std::min(a, b), R(0), top)));
+  const int64_t hi = std::min(static_cast<int64_t>(std::floor(std::clamp(std::max(a, b), R(0), top))) + 1, size - 1);
   return lo < end && hi >= begin;
 }
 
 // Adds to `tile` every contribution of the RoIs of image `image` to its elements, in the order of
 // docs/semantics.md#backward: RoIs ascending, then ph, pw, iy, ix, then the taps in SampleTaps order.
-template <typename T>
-void AccumulateTile(const Problem& p, int64_t image, const Tile<typename Precision<T>::Acc>& tile) {
-  using Acc = typename Precision<T>::Acc;
+template <typename T, typename Acc = ComputeOf<T>>
+void AccumulateTile(const Problem& p, int64_t image, const Tile<Acc>& tile) {
   const int64_t H = p.height, W = p.width, C = p.channels;
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
   const PoolMode mode = p.params.pool_mode;
@@ -75,10 +66,10 @@ void AccumulateTile(const Problem& p, int64_t image, const Tile<typename Precisi
   for (int64_t i = 0; i < RunCount(p); ++i) {
     const int64_t k = RunRoi(p, i);
     assert(i == 0 || RunRoi(p, i - 1) < k);  // the order of the sum is the order of the RoI indices
-    const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
+    const RoiRecordOf<Acc> roi = RoiAt(RoisOf<Acc>(p), p.batch_indices, k);
     if (roi.batch != image) continue;
-    const AxisGeometry gy = AxisOf(roi.y1, roi.y2, PH, p.params);
-    const AxisGeometry gx = AxisOf(roi.x1, roi.x2, PW, p.params);
+    const AxisGeometryOf<Acc> gy = AxisOf(roi.y1, roi.y2, PH, p.params);
+    const AxisGeometryOf<Acc> gx = AxisOf(roi.x1, roi.x2, PW, p.params);
     if (gy.grid * gx.grid == 0) continue;  // no samples: the bins are constant 0, nothing flows back
     if (!AxisReaches(gy, PH, H, tile.y_begin, tile.y_end) || !AxisReaches(gx, PW, W, tile.x_begin, tile.x_end)) {
       continue;
@@ -86,14 +77,14 @@ void AccumulateTile(const Problem& p, int64_t image, const Tile<typename Precisi
     const Acc count = static_cast<Acc>(gy.grid * gx.grid);
     for (int64_t ph = 0; ph < PH; ++ph) {
       for (int64_t pw = 0; pw < PW; ++pw) {
-        const Acc g = Precision<T>::Widen(dy[grad.Offset(k, c, ph, pw)]);
-        SampleTaps taps;
+        const Acc g = Widen(dy[grad.Offset(k, c, ph, pw)]);
+        BilinearTaps<Acc> taps;
         switch (mode) {
           case PoolMode::kAvg: {
             // The forward divides the bin's sum by the count; its transpose scales dY once per bin.
             const Acc d = g / count;
             for (int64_t iy = 0; iy < gy.grid; ++iy) {
-              const float y = SamplePosition(gy, ph, iy);
+              const Acc y = SamplePosition(gy, ph, iy);
               for (int64_t ix = 0; ix < gx.grid; ++ix) {
                 if (!TapsOfSample(H, W, y, SamplePosition(gx, pw, ix), &taps)) continue;  // outside: no pixels
                 for (int t = 0; t < 4; ++t) tile.Add(taps.y[t], taps.x[t], static_cast<Acc>(taps.w[t]) * d);
@@ -103,7 +94,7 @@ void AccumulateTile(const Problem& p, int64_t image, const Tile<typename Precisi
           }
           case PoolMode::kMax:
           case PoolMode::kMaxOnnx: {
-            const PooledBin bin = PoolBinOf<T>(p, map, image, c, gy, gx, ph, pw);
+            const PooledBinOf<Acc> bin = PoolBinOf<T>(p, map, image, c, gy, gx, ph, pw);
             if (bin.arg_sample < 0) break;  // every value NaN: no sample attains the maximum
             const int64_t iy = bin.arg_sample / gx.grid, ix = bin.arg_sample % gx.grid;
             // An argmax outside the map was a sample (or tap) of value 0 that reads no pixel.
@@ -123,7 +114,7 @@ void AccumulateTile(const Problem& p, int64_t image, const Tile<typename Precisi
 
 template <typename T>
 void RoiAlignBackwardReference(const Problem& p, const GradientRange& r, const BackwardScratch&) {
-  using Acc = typename Precision<T>::Acc;
+  using Acc = ComputeOf<T>;
   const int64_t W = p.width, C = p.channels;
   assert(0 <= r.c_begin && r.c_begin <= r.c_end && r.c_end <= C && 0 <= r.y_begin && r.y_begin <= r.y_end &&
          r.y_end <= p.height && 0 <= r.image && r.image < p.batch);
@@ -140,7 +131,7 @@ void RoiAlignBackwardReference(const Problem& p, const GradientRange& r, const B
         AccumulateTile<T>(p, r.image, tile);
         for (int64_t y = tile.y_begin; y < tile.y_end; ++y) {
           for (int64_t x = tile.x_begin; x < tile.x_end; ++x) {
-            Precision<T>::Narrow(acc[tile.Index(y, x)], dx + map.Offset(r.image, c, y, x));
+            Narrow(acc[tile.Index(y, x)], dx + map.Offset(r.image, c, y, x));
           }
         }
       }
@@ -151,7 +142,7 @@ void RoiAlignBackwardReference(const Problem& p, const GradientRange& r, const B
   if (r.c_begin < r.c_end && r.c_end == C) {
     for (int64_t c = C; c < StoredChannels(p.params.layout, C); ++c) {
       for (int64_t y = r.y_begin; y < r.y_end; ++y) {
-        for (int64_t x = 0; x < W; ++x) Precision<T>::Narrow(Acc{0}, dx + map.Offset(r.image, c, y, x));
+        for (int64_t x = 0; x < W; ++x) Narrow(Acc{0}, dx + map.Offset(r.image, c, y, x));
       }
     }
   }

@@ -17,30 +17,30 @@ namespace {
 
 // Element offsets from the layout table, the same one the planner reads. As the oracle it computes each RoI's
 // geometry from the RoI itself rather than reading validation's, so that a fault there cannot hide in both.
-template <typename T>
+template <typename T, typename R = ComputeOf<T>>
 void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end) {
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
   const MapStrides map = StridesOf(p.params.layout, p.channels, p.height, p.width);
   const MapStrides output = StridesOf(p.params.layout, p.channels, PH, PW);
   const PoolMode mode = p.params.pool_mode;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
-    const RoiRecord roi = RoiAt(p.rois, p.batch_indices, k);
-    const AxisGeometry gy = AxisOf(roi.y1, roi.y2, PH, p.params);
-    const AxisGeometry gx = AxisOf(roi.x1, roi.x2, PW, p.params);
+    const RoiRecordOf<R> roi = RoiAt(RoisOf<R>(p), p.batch_indices, k);
+    const AxisGeometryOf<R> gy = AxisOf(roi.y1, roi.y2, PH, p.params);
+    const AxisGeometryOf<R> gx = AxisOf(roi.x1, roi.x2, PW, p.params);
     const int64_t count = std::max<int64_t>(gy.grid * gx.grid, 1);
     for (int64_t c = c_begin; c < c_end; ++c) {
       for (int64_t ph = 0; ph < PH; ++ph) {
         for (int64_t pw = 0; pw < PW; ++pw) {
-          const PooledBin bin = PoolBinOf<T>(p, map, roi.batch, c, gy, gx, ph, pw);
-          float out;
+          const PooledBinOf<R> bin = PoolBinOf<T>(p, map, roi.batch, c, gy, gx, ph, pw);
+          R out;
           if (gy.grid * gx.grid == 0) {
-            out = 0.0f;  // a bin with no samples is 0 in every mode
+            out = 0;  // a bin with no samples is 0 in every mode
           } else if (mode == PoolMode::kAvg) {
-            out = bin.sum / static_cast<float>(count);
+            out = bin.sum / static_cast<R>(count);
           } else {
             out = bin.max;
           }
-          StoreF32As(out, static_cast<T*>(p.output) + output.Offset(k, c, ph, pw));
+          Narrow(out, static_cast<T*>(p.output) + output.Offset(k, c, ph, pw));
         }
       }
     }

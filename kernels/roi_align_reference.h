@@ -22,22 +22,24 @@ namespace roialign {
 namespace internal {
 
 // The four taps of one bilinear sample, in the order (y0,x0) (y0,x1) (y1,x0) (y1,x1): map row, column, weight.
-struct SampleTaps {
+template <typename R>
+struct BilinearTaps {
   int64_t y[4], x[4];
-  float w[4];
+  R w[4];
 };
 
 // The taps of the sample at (y, x) on an H x W map (docs/semantics.md, "Bilinear sample"). Returns false when
 // the sample lies outside [-1, H] x [-1, W]: it is then 0 and has no taps.
-inline bool TapsOfSample(int64_t H, int64_t W, float y, float x, SampleTaps* taps) {
-  if (!(y >= -1.0f && y <= static_cast<float>(H) && x >= -1.0f && x <= static_cast<float>(W))) return false;
+template <typename R>
+inline bool TapsOfSample(int64_t H, int64_t W, R y, R x, BilinearTaps<R>* taps) {
+  if (!(y >= R(-1) && y <= static_cast<R>(H) && x >= R(-1) && x <= static_cast<R>(W))) return false;
   // The pixels on either side of `pos` along an axis of `size` pixels; beyond the last, pos moves onto it.
-  auto neighbours = [](float& pos, int64_t size, int64_t* lo, int64_t* hi) {
-    pos = std::max(pos, 0.0f);
+  auto neighbours = [](R& pos, int64_t size, int64_t* lo, int64_t* hi) {
+    pos = std::max(pos, R(0));
     *lo = static_cast<int64_t>(std::floor(pos));
     if (*lo >= size - 1) {
       *lo = *hi = size - 1;
-      pos = static_cast<float>(*lo);
+      pos = static_cast<R>(*lo);
     } else {
       *hi = *lo + 1;
     }
@@ -45,16 +47,17 @@ inline bool TapsOfSample(int64_t H, int64_t W, float y, float x, SampleTaps* tap
   int64_t y0, y1, x0, x1;
   neighbours(y, H, &y0, &y1);
   neighbours(x, W, &x0, &x1);
-  const float ly = y - static_cast<float>(y0), lx = x - static_cast<float>(x0);
-  const float hy = 1.0f - ly, hx = 1.0f - lx;
+  const R ly = y - static_cast<R>(y0), lx = x - static_cast<R>(x0);
+  const R hy = R(1) - ly, hx = R(1) - lx;
   *taps = {{y0, y0, y1, y1}, {x0, x1, x0, x1}, {hy * hx, hy * lx, ly * hx, ly * lx}};
   return true;
 }
 
 // One bin of one channel, pooled as the forward defines it, and where its maximum came from.
-struct PooledBin {
-  float sum = 0.0f;          // the samples' values added in (iy, ix) order, from +0
-  float max = -INFINITY;     // MAX, MAX_ONNX: the running maximum, which a NaN never replaces
+template <typename R>
+struct PooledBinOf {
+  R sum = 0;                 // the samples' values added in (iy, ix) order, from +0
+  R max = -INFINITY;         // MAX, MAX_ONNX: the running maximum, which a NaN never replaces
   int64_t arg_sample = -1;   // iy * grid_w + ix of the first sample (MAX) or of the first tap's sample (MAX_ONNX)
                              // attaining `max`; -1: none (AVG, an empty grid, or every value NaN)
   int arg_tap = -1;          // MAX_ONNX: that tap, 0..3 in the order of SampleTaps
@@ -62,14 +65,15 @@ struct PooledBin {
 
 // Pools bin (ph, pw) of channel c of image b for the problem's pool mode. The maximum keeps the running value
 // unless a later one is larger, as std::max(running, value) does: so the first value attaining it is its
-// argmax, a NaN is skipped, and on a bin of -Inf values the first of them attains the initial -Inf.
-template <typename T>
-PooledBin PoolBinOf(const Problem& p, const MapStrides& map, int64_t b, int64_t c, const AxisGeometry& gy,
-                    const AxisGeometry& gx, int64_t ph, int64_t pw) {
+// argmax, a NaN is skipped, and on a bin of -Inf values the first of them attains the initial -Inf. Computed in
+// the element type's precision R (ComputeOf<T>).
+template <typename T, typename R = ComputeOf<T>>
+PooledBinOf<R> PoolBinOf(const Problem& p, const MapStrides& map, int64_t b, int64_t c, const AxisGeometryOf<R>& gy,
+                         const AxisGeometryOf<R>& gx, int64_t ph, int64_t pw) {
   const PoolMode mode = p.params.pool_mode;
   const T* const input = static_cast<const T*>(p.input);
-  PooledBin bin;
-  auto consider = [&bin](float value, int64_t sample, int tap) {
+  PooledBinOf<R> bin;
+  auto consider = [&bin](R value, int64_t sample, int tap) {
     if (bin.max < value || (bin.arg_sample < 0 && value == bin.max)) {
       bin.max = value;
       bin.arg_sample = sample;
@@ -77,15 +81,15 @@ PooledBin PoolBinOf(const Problem& p, const MapStrides& map, int64_t b, int64_t 
     }
   };
   for (int64_t iy = 0; iy < gy.grid; ++iy) {
-    const float y = SamplePosition(gy, ph, iy);
+    const R y = SamplePosition(gy, ph, iy);
     for (int64_t ix = 0; ix < gx.grid; ++ix) {
-      const float x = SamplePosition(gx, pw, ix);
-      float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // outside: four taps of value 0
-      SampleTaps taps;
+      const R x = SamplePosition(gx, pw, ix);
+      R t[4] = {0, 0, 0, 0};  // outside: four taps of value 0
+      BilinearTaps<R> taps;
       if (TapsOfSample(p.height, p.width, y, x, &taps)) {
-        for (int i = 0; i < 4; ++i) t[i] = taps.w[i] * ToF32(input[map.Offset(b, c, taps.y[i], taps.x[i])]);
+        for (int i = 0; i < 4; ++i) t[i] = taps.w[i] * Widen(input[map.Offset(b, c, taps.y[i], taps.x[i])]);
       }
-      const float value = t[0] + t[1] + t[2] + t[3];
+      const R value = t[0] + t[1] + t[2] + t[3];
       bin.sum += value;
       const int64_t sample = iy * gx.grid + ix;
       if (mode == PoolMode::kMax) consider(value, sample, -1);

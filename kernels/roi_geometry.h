@@ -7,21 +7,27 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/library.h"
 
 namespace roialign {
 namespace internal {
 
-// Where a RoI's bins start and how they are sampled along one axis.
-struct AxisGeometry {
-  float start = 0.0f;   // first edge on the feature map
-  float bin = 0.0f;     // bin size (may be negative for inverted boxes with a fixed grid)
-  float roi = 0.0f;     // roi size after the LEGACY clamp
-  int64_t grid = 0;     // samples per bin along this axis (0: empty grid)
-};
+// Every function here is a template on R, the precision a call computes its geometry in: float for the f32 and
+// 16-bit dtypes, double for F64 (docs/semantics.md#float64). The float forms keep their names (AxisGeometry, ...).
 
-// (a, b, clamp) of the coordinate mode.
+// Where a RoI's bins start and how they are sampled along one axis.
+template <typename R>
+struct AxisGeometryOf {
+  R start = 0;        // first edge on the feature map
+  R bin = 0;          // bin size (may be negative for inverted boxes with a fixed grid)
+  R roi = 0;          // roi size after the LEGACY clamp
+  int64_t grid = 0;   // samples per bin along this axis (0: empty grid)
+};
+using AxisGeometry = AxisGeometryOf<float>;
+
+// (a, b, clamp) of the coordinate mode: a and b are 0 or +-0.5, exact in either precision.
 struct CoordinateTransform {
   float offset;  // a: added to the input coordinate before scaling
   float shift;   // b: added after scaling
@@ -42,88 +48,110 @@ inline CoordinateTransform TransformOf(CoordinateMode mode) {
   __builtin_unreachable();  // selection refuses values outside the enum
 }
 
+// The spatial scale in precision R: F64 calls read the double one (0 there means spatial_scale).
+template <typename R>
+inline R ScaleOf(const Params& p) {
+  if constexpr (std::is_same_v<R, double>) {
+    return p.spatial_scale_f64 != 0.0 ? p.spatial_scale_f64 : p.spatial_scale;
+  } else {
+    return p.spatial_scale;
+  }
+}
+
 // Grid size for a RoI extent; returns -1 when a non-finite or huge extent would exceed any cap (the caller
 // refuses it). `sampling_ratio` > 0 is the fixed grid.
-inline int64_t GridSize(float roi, int64_t pooled, int32_t sampling_ratio) {
+template <typename R>
+inline int64_t GridSize(R roi, int64_t pooled, int32_t sampling_ratio) {
   if (sampling_ratio > 0) return sampling_ratio;
-  const float g = std::ceil(roi / static_cast<float>(pooled));
-  if (!(g <= 1e9f)) return -1;  // also catches NaN
-  return g > 0.0f ? static_cast<int64_t>(g) : 0;
+  const R g = std::ceil(roi / static_cast<R>(pooled));
+  if (!(g <= R(1e9))) return -1;  // also catches NaN
+  return g > R(0) ? static_cast<int64_t>(g) : 0;
 }
 
 // Geometry along one axis for coordinates (c1, c2) of a RoI.
-inline AxisGeometry AxisOf(float c1, float c2, int64_t pooled, const Params& p) {
+template <typename R>
+inline AxisGeometryOf<R> AxisOf(R c1, R c2, int64_t pooled, const Params& p) {
   const CoordinateTransform t = TransformOf(p.coordinate_mode);
-  AxisGeometry g;
-  g.start = (c1 + t.offset) * p.spatial_scale + t.shift;
-  const float end = (c2 + t.offset) * p.spatial_scale + t.shift;
+  const R scale = ScaleOf<R>(p), offset = t.offset, shift = t.shift;
+  AxisGeometryOf<R> g;
+  g.start = (c1 + offset) * scale + shift;
+  const R end = (c2 + offset) * scale + shift;
   g.roi = end - g.start;
-  if (t.clamp) g.roi = std::fmax(g.roi, 1.0f);
-  g.bin = g.roi / static_cast<float>(pooled);
+  if (t.clamp) g.roi = std::fmax(g.roi, R(1));
+  g.bin = g.roi / static_cast<R>(pooled);
   g.grid = GridSize(g.roi, pooled, p.sampling_ratio);
   return g;
 }
 
 // One RoI's batch index and the geometry of both axes: computed once per call, by validation, which must check
 // them anyway; the planner and the kernels read this result.
-struct RoiAxes {
+template <typename R>
+struct RoiAxesOf {
   int64_t batch = 0;
-  AxisGeometry gy, gx;
+  AxisGeometryOf<R> gy, gx;
 };
+using RoiAxes = RoiAxesOf<float>;
 
 // Sample position i (0 <= i < grid) of bin b along an axis.
-inline float SamplePosition(const AxisGeometry& g, int64_t b, int64_t i) {
-  return g.start + static_cast<float>(b) * g.bin +
-         (static_cast<float>(i) + 0.5f) * g.bin / static_cast<float>(g.grid);
+template <typename R>
+inline R SamplePosition(const AxisGeometryOf<R>& g, int64_t b, int64_t i) {
+  return g.start + static_cast<R>(b) * g.bin + (static_cast<R>(i) + R(0.5)) * g.bin / static_cast<R>(g.grid);
 }
 
 // The two taps of a sample along one axis: indices lo <= hi and weights (1 - l, l).
-struct AxisTap {
+template <typename R>
+struct AxisTapOf {
   int64_t lo = 0, hi = 0;
-  float w_lo = 0.0f, w_hi = 0.0f;
+  R w_lo = 0, w_hi = 0;
   bool valid = false;  // false: the sample lies outside [-1, size] and contributes 0
 };
+using AxisTap = AxisTapOf<float>;
 
 // Bilinear taps along one axis of extent `size` >= 1 at position `pos`.
-inline AxisTap TapOf(float pos, int64_t size) {
-  AxisTap t;
-  if (!(pos >= -1.0f && pos <= static_cast<float>(size))) return t;
+template <typename R>
+inline AxisTapOf<R> TapOf(R pos, int64_t size) {
+  AxisTapOf<R> t;
+  if (!(pos >= R(-1) && pos <= static_cast<R>(size))) return t;
   t.valid = true;
-  if (pos < 0.0f) pos = 0.0f;
+  if (pos < R(0)) pos = 0;
   int64_t lo = static_cast<int64_t>(pos);  // pos >= 0: truncation is floor
   int64_t hi;
   if (lo >= size - 1) {
     lo = hi = size - 1;
-    pos = static_cast<float>(lo);
+    pos = static_cast<R>(lo);
   } else {
     hi = lo + 1;
   }
-  const float l = pos - static_cast<float>(lo);
+  const R l = pos - static_cast<R>(lo);
   t.lo = lo;
   t.hi = hi;
   t.w_hi = l;
-  t.w_lo = 1.0f - l;
+  t.w_lo = R(1) - l;
   return t;
 }
 
 // Fills taps[b * grid + i] for every sample of an axis of `size` pixels.
-inline void FillAxisTaps(const AxisGeometry& g, int64_t pooled, int64_t size, AxisTap* taps) {
+template <typename R>
+inline void FillAxisTaps(const AxisGeometryOf<R>& g, int64_t pooled, int64_t size, AxisTapOf<R>* taps) {
   for (int64_t b = 0; b < pooled; ++b) {
     for (int64_t i = 0; i < g.grid; ++i) taps[b * g.grid + i] = TapOf(SamplePosition(g, b, i), size);
   }
 }
 
 // The four coordinates (x1, y1, x2, y2) of RoI k and its batch index (already validated).
-struct RoiRecord {
+template <typename R>
+struct RoiRecordOf {
   int64_t batch;
-  float x1, y1, x2, y2;
+  R x1, y1, x2, y2;
 };
-inline RoiRecord RoiAt(const float* rois, const int64_t* batch_indices, int64_t k) {
+using RoiRecord = RoiRecordOf<float>;
+template <typename R>
+inline RoiRecordOf<R> RoiAt(const R* rois, const int64_t* batch_indices, int64_t k) {
   if (batch_indices != nullptr) {
-    const float* r = rois + 4 * k;
+    const R* r = rois + 4 * k;
     return {batch_indices[k], r[0], r[1], r[2], r[3]};
   }
-  const float* r = rois + 5 * k;
+  const R* r = rois + 5 * k;
   return {static_cast<int64_t>(r[0]), r[1], r[2], r[3], r[4]};
 }
 

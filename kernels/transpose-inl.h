@@ -4,7 +4,7 @@
 // 8x8 tiles of 256-bit registers on x86 AVX2 and up, else 4x4 tiles of 128-bit ones, optionally narrowed to the
 // output's element type as it is stored, and 16-bit elements in 8x8 tiles of 128-bit registers (8x4 and 4x8 where
 // a side is a 4-wide group). Shared by the layout transforms and the planar maps' drivers, which turn channels-last f32
-// bins planar. Included once per Highway target (toggle guard).
+// bins planar; f64 in 2x2 tiles of 128-bit registers. Included once per Highway target (toggle guard).
 #if defined(ROIALIGN_KERNELS_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
 #undef ROIALIGN_KERNELS_TRANSPOSE_INL_H_
@@ -204,6 +204,33 @@ HWY_INLINE void TransposeTile(const uint16_t* src, int64_t src_stride, int64_t d
     }
     for (; j < j1; ++j) {
       for (int64_t ii = i; ii < i + 4; ++ii) dst[j * dst_stride + ii] = src[ii * src_stride + j];
+    }
+  }
+#endif
+  for (; i < i1; ++i) {
+    for (int64_t j = j0; j < j1; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
+  }
+}
+
+// The same for 64-bit elements (f64, moved as bit patterns), in 2x2 tiles of 128-bit registers: the lower halves
+// of a pair of rows interleaved are the first column, the upper halves the second.
+HWY_INLINE void TransposeTile(const uint64_t* src, int64_t src_stride, int64_t dst_stride, int64_t i0, int64_t i1,
+                              int64_t j0, int64_t j1, uint64_t* dst) {
+  int64_t i = i0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::FixedTag<uint64_t, 2> d;
+  for (; i + 2 <= i1; i += 2) {
+    int64_t j = j0;
+    for (; j + 2 <= j1; j += 2) {
+      const uint64_t* s = src + i * src_stride + j;
+      const auto a = hn::LoadU(d, s), b = hn::LoadU(d, s + src_stride);
+      uint64_t* o = dst + j * dst_stride + i;
+      hn::StoreU(hn::InterleaveLower(d, a, b), d, o);
+      hn::StoreU(hn::InterleaveUpper(d, a, b), d, o + dst_stride);
+    }
+    for (; j < j1; ++j) {
+      dst[j * dst_stride + i] = src[i * src_stride + j];
+      dst[j * dst_stride + i + 1] = src[(i + 1) * src_stride + j];
     }
   }
 #endif

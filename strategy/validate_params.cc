@@ -42,6 +42,15 @@ Status ValidateParams(const Params& p) {
                           CheckKnown(p.coordinate_mode)}) {
     if (!s.ok()) return s;
   }
+  // F64 reads its scale in double (0 takes spatial_scale); the other dtypes have no use for one.
+  if (p.spatial_scale_f64 != 0.0 && p.dtype != DType::kF64) {
+    return Invalid("spatial_scale_f64 is " + FloatText(p.spatial_scale_f64) + ", but it is read for dtype F64 only "
+                   "(dtype " + ToString(p.dtype) + " reads spatial_scale); leave it 0");
+  }
+  if (p.spatial_scale_f64 != 0.0 && (!std::isfinite(p.spatial_scale_f64) || !(p.spatial_scale_f64 > 0.0))) {
+    return Invalid("spatial_scale_f64 must be finite and > 0, or 0 to take spatial_scale (got " +
+                   FloatText(p.spatial_scale_f64) + ")");
+  }
   return Status::Ok();
 }
 

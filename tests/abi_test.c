@@ -68,8 +68,8 @@ int main(void) {
   roialign_options_init(&options);
   options.num_threads = 1;
 
-  /* The 1.0 sizes this program was built with. */
-  CHECK(sizeof(roialign_params) == 48 && sizeof(roialign_inputs) == 512 && sizeof(roialign_options) == 40);
+  /* The sizes this program was built with (1.3: params and inputs grew a double scale and double RoIs). */
+  CHECK(sizeof(roialign_params) == 56 && sizeof(roialign_inputs) == 520 && sizeof(roialign_options) == 40);
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
   CHECK(roialign_run(kernel, &in, expected, &options) == ROIALIGN_OK);
   roialign_kernel_free(kernel);
@@ -113,9 +113,14 @@ int main(void) {
 #endif
   CHECK(kernel == NULL);
 
+  /* A 1.2 caller's params end where 1.3's spatial_scale_f64 begins (48 bytes): the poison after them is not read
+   * (as a double it would be a NaN scale, refused). */
+  CHECK(roialign_select("host", Place(&pb, &params, 48, 8, 0xFF, 48), &kernel) == ROIALIGN_OK);
+  roialign_kernel_free(kernel);
+  kernel = NULL;
+
   /* Sizes below 1.0's, unknown flags, a nonzero reserved field: refused, nothing written. */
-  CHECK(roialign_select("host", Place(&pb, &params, sizeof(params), 0, 0, sizeof(params) - 4), &kernel) ==
-        ROIALIGN_INVALID_ARGUMENT);
+  CHECK(roialign_select("host", Place(&pb, &params, sizeof(params), 0, 0, 44), &kernel) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(strstr(roialign_last_error(), "params->struct_size is 44; it must be 48") != NULL);
   CHECK(roialign_select("host", Place(&pb, &params, sizeof(params), 0, 0, 0), &kernel) == ROIALIGN_INVALID_ARGUMENT);
   params.flags = 2u; /* 1.2 defines bit 0 (ROIALIGN_PARAMS_BACKWARD) only */

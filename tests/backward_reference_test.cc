@@ -94,8 +94,11 @@ std::vector<unsigned char> RunBackward(const Case& c, const std::vector<Gradient
   std::vector<unsigned char> dx(DxElements(c) * static_cast<size_t>(internal::BytesOf(params.dtype)), kNanByte);
   internal::Problem problem;
   std::pmr::vector<internal::RoiAxes> axes;
-  const Status s = internal::ValidateData(params, InputsOf(c.p, map.data(), c.batch_indices), y.data(), &axes,
-                                          &problem);
+  std::pmr::vector<internal::RoiAxesOf<double>> axes_f64;  // F64 computes its geometry in double
+  const Inputs inputs = InputsOf(c.p, map.data(), c.batch_indices, params.dtype);
+  const Status s = params.dtype == DType::kF64
+                       ? internal::ValidateData(params, inputs, y.data(), &axes_f64, &problem)
+                       : internal::ValidateData(params, inputs, y.data(), &axes, &problem);
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return dx;
   problem.grad_output = dy.data();
@@ -687,6 +690,8 @@ TEST_P(BackwardReferenceOwnership, ElementsNothingReachesArePositiveZero) {
     Case none = c;
     none.p.rois5.clear();
     none.p.rois4.clear();
+    none.p.rois5_f64.clear();
+    none.p.rois4_f64.clear();
     none.p.batch_idx.clear();
     none.dy.clear();
     EXPECT_EQ(RunBackward(none, WholeRanges(none)), zeros) << Describe(c);
@@ -694,6 +699,7 @@ TEST_P(BackwardReferenceOwnership, ElementsNothingReachesArePositiveZero) {
     for (size_t k = 0; k < c.p.batch_idx.size(); ++k) {
       c.p.batch_idx[k] = 0;
       c.p.rois5[5 * k] = 0.0f;
+      c.p.rois5_f64[5 * k] = 0.0;
     }
     const std::vector<unsigned char> image1 = RunBackward(c, {{1, 0, c.p.c, 0, c.p.h}});
     const size_t half = image1.size() / 2;

@@ -66,6 +66,10 @@ Tensors Store(const Problem& p, const roialign_params& params, std::mt19937* rng
   t.inputs.maps[0].height = p.h;
   t.inputs.maps[0].width = p.w;
   t.inputs.rois = p.rois5.data();
+  if (dtype == DType::kF64) {  // read in double
+    t.inputs.rois = nullptr;
+    t.inputs.rois_f64 = p.rois5_f64.data();
+  }
   t.inputs.num_rois = p.k();
   return t;
 }

@@ -107,12 +107,12 @@ int main(void) {
   roialign_kernel_free(ref);
   roialign_kernel_free(NULL);
 
-  /* Refusals at selection: the portable fallback serves F32 only. */
+  /* Refusals at selection: the portable fallback serves F32 and F64 only. */
   params.dtype = ROIALIGN_DTYPE_F16;
   kernel = (roialign_kernel*)&params; /* must be reset to NULL on failure */
   CHECK(roialign_select("portable", &params, &kernel) == ROIALIGN_UNSUPPORTED);
   CHECK(kernel == NULL);
-  CHECK(strstr(roialign_last_error(), "dtype F16 (supported: F32)") != NULL);
+  CHECK(strstr(roialign_last_error(), "dtype F16 (supported: F32, F64)") != NULL);
   params.dtype = ROIALIGN_DTYPE_F32;
   params.pooled_height = 0;
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
@@ -132,7 +132,7 @@ int main(void) {
 
   roialign_target_info_init(&info);
   CHECK(roialign_query_target("host", &info) == ROIALIGN_OK);
-  CHECK(info.layouts == 31u && info.dtypes == 7u && info.pool_modes == 7u && info.coordinate_modes == 15u);
+  CHECK(info.layouts == 31u && info.dtypes == 15u && info.pool_modes == 7u && info.coordinate_modes == 15u);
   CHECK(info.preferred_layout == ROIALIGN_LAYOUT_NHWC);
   CHECK(roialign_query_target("no-such-target", &info) == ROIALIGN_INVALID_ARGUMENT);
   CHECK(strstr(roialign_last_error(), "unknown target 'no-such-target'") != NULL);
@@ -242,7 +242,7 @@ int main(void) {
               value);
       }
     }
-    CHECK(count == 5 + 3 + 3 + 4 + 3 + 5);
+    CHECK(count == 5 + 4 + 3 + 4 + 3 + 5);
   }
 
   if (failures == 0) printf("c_api_test: all checks passed\n");

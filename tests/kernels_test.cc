@@ -62,8 +62,9 @@ std::vector<KernelCase> SimdCases() {
 }
 
 // How the planner reaches an implementation's pixels.
-internal::PixelAccess AccessOf(const internal::Implementation& impl) {
-  return internal::AccessOf(impl.builtin[0], internal::ValuesIn<Layout>(impl.layouts).front());
+internal::PixelAccess AccessOf(const internal::Implementation& impl, DType dtype) {
+  const Layout layout = internal::ValuesIn<Layout>(impl.layouts).front();
+  return internal::AccessOf(impl.builtin[static_cast<size_t>(dtype)], layout);
 }
 
 // Target and layout of an implementation name.
@@ -97,11 +98,14 @@ std::vector<float> RunForcedPlan(const internal::Implementation& impl, const Par
   std::copy(nan.begin(), nan.end(), out.get());
   internal::Problem problem;
   std::pmr::vector<internal::RoiAxes> axes;
-  const Status s = internal::ValidateData(params, InputsOf(p, stored.data()), out.get(), &axes, &problem);
+  std::pmr::vector<internal::RoiAxesOf<double>> axes_f64;  // F64 computes its geometry in double
+  const Inputs inputs = InputsOf(p, stored.data(), false, params.dtype);
+  const Status s = params.dtype == DType::kF64 ? internal::ValidateData(params, inputs, out.get(), &axes_f64, &problem)
+                                               : internal::ValidateData(params, inputs, out.get(), &axes, &problem);
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok()) return {};
   const internal::Threading threading = {forced.threads, nullptr};
-  internal::Plan plan = internal::MakeBandPlan(problem, AccessOf(impl), threading, forced.band_rows);
+  internal::Plan plan = internal::MakeBandPlan(problem, AccessOf(impl, params.dtype), threading, forced.band_rows);
   plan.stream_output = forced.stream;
   plan.partial_in_output = forced.partial_in_output;
   plan.staged_channels = forced.staged_channels;
@@ -261,7 +265,7 @@ TEST_P(KernelTest, NonFinitePixelsPropagateAsInTheReference) {
 TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
   const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
-  if (AccessOf(*impl) != internal::PixelAccess::kCopied) return;  // planar kernels only
+  if (AccessOf(*impl, Dtype()) != internal::PixelAccess::kCopied) return;  // planar kernels only
   ASSERT_NE(impl->builtin[static_cast<size_t>(Dtype())].transpose, nullptr) << "no transposer of the kernel's ISA";
   std::mt19937 rng(23);
   Problem data = RandomProblem(&rng, 2, 19, 70, 90, 6, 1.0f);
@@ -307,7 +311,7 @@ TEST_P(KernelTest, PlanarTilePathAndBandPathMatchReference) {
 TEST_P(KernelTest, PlanarBandPathWithMoreBinsThanTheBuffer) {
   const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
-  if (AccessOf(*impl) != internal::PixelAccess::kCopied) return;  // planar kernels only
+  if (AccessOf(*impl, Dtype()) != internal::PixelAccess::kCopied) return;  // planar kernels only
   std::mt19937 rng(31);
   Problem data = RandomProblem(&rng, 1, 64, 20, 24, 2, 1.0f);
   AddRoi(&data, 0, -2.0f, -1.0f, 23.0f, 19.0f);  // every band
@@ -337,6 +341,8 @@ TEST_P(KernelTest, PlanarBandPathWithMoreBinsThanTheBuffer) {
 // match the reference and are the same bits for any thread count. 160 x 256 pixels of 256 bytes (64 floats or
 // 128 16-bit channels): 2 bands.
 TEST_P(KernelTest, RowBandsThroughRun) {
+  // Whole-RoI kernels (float64) have no bands: the other tests cover them.
+  if (AccessOf(*ImplementationNamed(Name()), Dtype()) == internal::PixelAccess::kWholeRois) return;
   std::mt19937 rng(29);
   Problem p = RandomProblem(&rng, 1, 256 / internal::BytesOf(Dtype()), 160, 256, 5, 1.0f);
   ASSERT_GT(p.h, internal::BandRows(p.w, p.c, internal::BytesOf(Dtype())));
@@ -358,12 +364,12 @@ TEST_P(KernelTest, RowBandsThroughRun) {
       params.layout = InfoOf(Name()).layout;
       ASSERT_TRUE(internal::ValidateData(params, InputsOf(p, p.input.data()), out.data(), &axes, &checked).ok());
       const internal::ImplementationPtr impl = ImplementationNamed(Name());
-      const internal::Plan plan = internal::MakePlan(checked, AccessOf(*impl), {2, nullptr});
+      const internal::Plan plan = internal::MakePlan(checked, AccessOf(*impl, Dtype()), {2, nullptr});
       EXPECT_GT(plan.band_rows, 0);
       EXPECT_GT(plan.num_bands, 1);
       bool transforms = false;
       for (const internal::PlannedPass& pass : plan.passes) transforms |= pass.transform;
-      EXPECT_EQ(transforms, AccessOf(*impl) == internal::PixelAccess::kCopied);
+      EXPECT_EQ(transforms, AccessOf(*impl, Dtype()) == internal::PixelAccess::kCopied);
     }
     Compare(p, params, false, 2, "two row bands");
     params.layout = InfoOf(Name()).layout;
@@ -378,7 +384,7 @@ TEST_P(KernelTest, RowBandsThroughRun) {
 TEST_P(KernelTest, RowBandsOfAnySizeMatchReference) {
   const internal::ImplementationPtr impl = ImplementationNamed(Name());
   ASSERT_NE(impl, nullptr);
-  if (AccessOf(*impl) != internal::PixelAccess::kInPlace) return;  // not a channels-last kernel
+  if (AccessOf(*impl, Dtype()) != internal::PixelAccess::kInPlace) return;  // not a channels-last kernel
   std::mt19937 rng(31);
   // 75 channels: every vector width runs its multi-vector loops, some bins are vector-aligned, and a tail remains.
   Problem data = RandomProblem(&rng, 2, 75, 30, 40, 6, 1.0f);
@@ -468,7 +474,7 @@ TEST_P(KernelTest, StagedBlockedOutputsGiveInPlaceBits) {
 // exactly their midpoint, a tie: AVG and MAX must give the even one of the two patterns. The pairs include
 // subnormals, the subnormal-normal boundary and the largest finite values, both signs.
 TEST_P(KernelTest, SixteenBitTiesRoundToEven) {
-  if (Dtype() == DType::kF32) return;  // 16-bit outputs only
+  if (Dtype() != DType::kF16 && Dtype() != DType::kBF16) return;  // 16-bit outputs only
   const std::vector<uint16_t> lows = Dtype() == DType::kF16
                                          ? std::vector<uint16_t>{0x0001, 0x0002, 0x03FF, 0x0400, 0x3C00, 0x3C01,
                                                                  0x1234, 0x2345, 0x7BFD, 0x7BFE}

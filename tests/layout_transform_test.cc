@@ -72,7 +72,7 @@ TEST_P(LayoutTransformTest, SixteenBitElementsMoveBitForBit) {
     }
   }
   std::vector<uint16_t> in(8, 1), out(8, 5);
-  EXPECT_EQ(NchwToNhwc(static_cast<DType>(3), in.data(), 1, 2, 2, 2, out.data()).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NchwToNhwc(static_cast<DType>(4), in.data(), 1, 2, 2, 2, out.data()).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(NchwToNhwc(DType::kF16, in.data(), 1, 2, 2, 2, in.data()).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(out, std::vector<uint16_t>(8, 5));
 }
@@ -251,7 +251,7 @@ TEST(LayoutTransformRefusals, NameTheCauseAndLeaveTheOutputUntouched) {
   float* const i = in.data();
   float* const o = out.data();
   const Case cases[] = {
-      {"unknown dtype value 3", 3, 0, 4, i, 1, 5, 2, 3, o, &defaults},
+      {"unknown dtype value 4", 4, 0, 4, i, 1, 5, 2, 3, o, &defaults},
       {"unknown layout value 5 for `from`", 0, 5, 4, i, 1, 5, 2, 3, o, &defaults},
       {"unknown layout value -1 for `to`", 0, 0, -1, i, 1, 5, 2, 3, o, &defaults},
       {"batch is -1", 0, 0, 4, i, -1, 5, 2, 3, o, &defaults},

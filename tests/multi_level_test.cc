@@ -112,6 +112,10 @@ MultiLevelRun RunMultiLevel(const std::string& target, const MultiLevelParams& m
   in.batch_indices = batch_indices ? p.rois.batch_idx.data() : nullptr;
   in.levels = levels;
   in.num_rois = p.rois.k();
+  if (mp.params.dtype == DType::kF64) {  // read in double
+    in.rois = nullptr;
+    in.rois_f64 = batch_indices ? p.rois.rois4_f64.data() : p.rois.rois5_f64.data();
+  }
   const size_t n = OutputSize(mp.params.layout, p.rois.k(), p.c, mp.params.pooled_height, mp.params.pooled_width);
   std::vector<unsigned char> out = StoreAs(mp.params.dtype, std::vector<float>(n, -777.0f));
   r.status = pool != nullptr ? sel.kernel.Run(in, out.data(), *pool) : sel.kernel.Run(in, out.data(), threads);

@@ -123,6 +123,7 @@ Bytes MakeMap(roialign_dtype dtype, int64_t n) {
       case ROIALIGN_DTYPE_F32: std::memcpy(&out[static_cast<size_t>(i) * 4], &v, 4); continue;
       case ROIALIGN_DTYPE_F16: h = HalfBits(v); break;
       case ROIALIGN_DTYPE_BF16: h = static_cast<uint16_t>(f >> 16); break;
+      case ROIALIGN_DTYPE_F64: ADD_FAILURE() << "F64 maps are not made here"; return out;
     }
     std::memcpy(&out[static_cast<size_t>(i) * 2], &h, 2);
   }

@@ -44,9 +44,9 @@ TEST(Strategy, SelectionTable) {
       {x86 ? "x86" : "arm", Layout::kNCHW, DType::kBF16, StatusCode::kOk, "roi_align_nchw."},
       // The portable fallback serves f32 only (docs/semantics.md#dtypes); the refusal names what it serves.
       {"portable", Layout::kNHWC, DType::kF16, StatusCode::kUnsupported,
-       "target 'portable' has no roi_align for dtype F16 (supported: F32)"},
+       "target 'portable' has no roi_align for dtype F16 (supported: F32, F64)"},
       {"portable", Layout::kNCHW, DType::kBF16, StatusCode::kUnsupported,
-       "target 'portable' has no roi_align for dtype BF16 (supported: F32)"},
+       "target 'portable' has no roi_align for dtype BF16 (supported: F32, F64)"},
       {foreign, Layout::kNCHW, DType::kF32, StatusCode::kUnsupported, "was not compiled into this build (" + arch + ")"},
       {x86 ? "arm" : "x86", Layout::kNCHW, DType::kF32, StatusCode::kUnsupported, "was not compiled"},
       {"tpu9000", Layout::kNCHW, DType::kF32, StatusCode::kInvalidArgument, "unknown target 'tpu9000' (known targets: host"},
@@ -129,7 +129,7 @@ TEST(Strategy, QueryTargetForLayoutPlanning) {
   ASSERT_TRUE(QueryTarget("host", &info).ok());
   EXPECT_EQ(info.layouts, (std::vector<Layout>{Layout::kNCHW, Layout::kNHWC, Layout::kNCHW4c, Layout::kNCHW8c,
                                                Layout::kNCHW16c}));
-  EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16}));
+  EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16, DType::kF64}));
   EXPECT_EQ(info.pool_modes.size(), 3u);
   EXPECT_EQ(info.coordinate_modes.size(), 4u);
   EXPECT_EQ(info.preferred_layout, Layout::kNHWC);
@@ -144,10 +144,10 @@ TEST(Strategy, QueryTargetForLayoutPlanning) {
 #endif
   EXPECT_EQ(QueryTarget("nope", &info).code(), StatusCode::kInvalidArgument);
   ASSERT_TRUE(QueryTarget("generic", &info).ok());
-  EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16}));
+  EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16, DType::kF64}));
   EXPECT_EQ(info.preferred_block, 0);  // the scalar reference has no vectors
   ASSERT_TRUE(QueryTarget("portable", &info).ok());
-  EXPECT_EQ(info.dtypes, std::vector<DType>{DType::kF32});
+  EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF64}));
 }
 
 // An NHWC-only accelerator registered by an engine: NCHW is refused at selection, NHWC runs its function.

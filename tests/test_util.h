@@ -31,21 +31,25 @@ inline float UlpOf(DType dtype, float x) {
       return std::ldexp(1.0f, std::max(exponent, -14) - 10);
     case DType::kBF16:
       return std::ldexp(1.0f, std::max(exponent, -126) - 7);
+    case DType::kF64:
+      return 0.0f;
   }
   return 0.0f;
 }
 
 // docs/semantics.md#accuracy: SIMD kernels match the reference within 1e-5 + 1e-4 * |ref| (inputs of magnitude
 // about 1), plus one unit in the last place of a 16-bit output type (the f32 results may round to neighbours).
+// float64 kernels compute the reference's bits (docs/semantics.md#float64): equal, also once narrowed to f32.
 inline bool WithinTolerance(float got, float ref, DType dtype = DType::kF32) {
   if (std::isnan(ref)) return std::isnan(got);
+  if (dtype == DType::kF64) return got == ref;
   if (std::isinf(ref)) return got == ref;
   return std::fabs(got - ref) <= 1e-5f + 1e-4f * std::fabs(ref) + UlpOf(dtype, ref);
 }
 
 // f32 values stored as `dtype` (rounded to nearest even), as raw bytes.
 inline std::vector<unsigned char> StoreAs(DType dtype, const std::vector<float>& values) {
-  std::vector<unsigned char> out(values.size() * (dtype == DType::kF32 ? 4 : 2));
+  std::vector<unsigned char> out(values.size() * static_cast<size_t>(internal::BytesOf(dtype)));
   for (size_t i = 0; i < values.size(); ++i) {
     switch (dtype) {
       case DType::kF32:
@@ -57,12 +61,15 @@ inline std::vector<unsigned char> StoreAs(DType dtype, const std::vector<float>&
       case DType::kBF16:
         internal::StoreF32As(values[i], reinterpret_cast<hwy::bfloat16_t*>(out.data()) + i);
         break;
+      case DType::kF64:
+        reinterpret_cast<double*>(out.data())[i] = values[i];
+        break;
     }
   }
   return out;
 }
 
-// `n` elements of `dtype` at `data`, widened to f32 (exact).
+// `n` elements of `dtype` at `data`, widened to f32 (exact; f64 rounded to nearest).
 inline std::vector<float> WidenFrom(DType dtype, const void* data, size_t n) {
   std::vector<float> out(n);
   for (size_t i = 0; i < n; ++i) {
@@ -76,6 +83,9 @@ inline std::vector<float> WidenFrom(DType dtype, const void* data, size_t n) {
       case DType::kBF16:
         out[i] = internal::ToF32(static_cast<const hwy::bfloat16_t*>(data)[i]);
         break;
+      case DType::kF64:
+        out[i] = static_cast<float>(static_cast<const double*>(data)[i]);
+        break;
     }
   }
   return out;
@@ -88,6 +98,7 @@ struct Problem {
   std::vector<float> rois5;         // [K,5]
   std::vector<float> rois4;         // [K,4]
   std::vector<int64_t> batch_idx;   // [K]
+  std::vector<double> rois5_f64, rois4_f64;  // the same in double, for F64 calls
   int64_t k() const { return static_cast<int64_t>(batch_idx.size()); }
 };
 
@@ -126,6 +137,8 @@ inline void AddRoi(Problem* p, int64_t batch, float x1, float y1, float x2, floa
   p->rois5.insert(p->rois5.end(), {static_cast<float>(batch), x1, y1, x2, y2});
   p->rois4.insert(p->rois4.end(), {x1, y1, x2, y2});
   p->batch_idx.push_back(batch);
+  p->rois5_f64.assign(p->rois5.begin(), p->rois5.end());
+  p->rois4_f64.assign(p->rois4.begin(), p->rois4.end());
 }
 
 // Random map in [-1, 1] (NCHW) and K RoIs in image coordinates (map size / scale), some partly or wholly
@@ -153,7 +166,8 @@ inline Problem RandomProblem(std::mt19937* rng, int64_t n, int64_t c, int64_t h,
 }
 
 // Inputs describing `p` with its map at `map` (p.input, or a channels-last copy of it, in any dtype).
-inline Inputs InputsOf(const Problem& p, const void* map, bool use_batch_indices = false) {
+// F64 reads the RoIs in double.
+inline Inputs InputsOf(const Problem& p, const void* map, bool use_batch_indices = false, DType dtype = DType::kF32) {
   Inputs in;
   in.input = map;
   in.batch = p.n;
@@ -163,6 +177,10 @@ inline Inputs InputsOf(const Problem& p, const void* map, bool use_batch_indices
   in.rois = use_batch_indices ? p.rois4.data() : p.rois5.data();
   in.batch_indices = use_batch_indices ? p.batch_idx.data() : nullptr;
   in.num_rois = p.k();
+  if (dtype == DType::kF64) {
+    in.rois = nullptr;
+    in.rois_f64 = use_batch_indices ? p.rois4_f64.data() : p.rois5_f64.data();
+  }
   return in;
 }
 
@@ -178,7 +196,7 @@ inline std::vector<float> RunOrFail(const std::string& target, const Params& par
   if (kernel_name) *kernel_name = sel->name();
   const std::vector<unsigned char> map = StoreAs(params.dtype, ToLayout(p.input, params.layout, p.n, p.c, p.h, p.w));
   std::vector<unsigned char> out = StoreAs(params.dtype, std::vector<float>(n, -777.0f));
-  const Status s = sel->Run(InputsOf(p, map.data(), use_batch_indices), out.data(), threads);
+  const Status s = sel->Run(InputsOf(p, map.data(), use_batch_indices, params.dtype), out.data(), threads);
   EXPECT_TRUE(s.ok()) << s.message();
   return WidenFrom(params.dtype, out.data(), n);
 }

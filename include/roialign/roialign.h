@@ -25,7 +25,7 @@
 
 /* The version of this header; roialign_version() gives the library's. */
 #define ROIALIGN_VERSION_MAJOR 1
-#define ROIALIGN_VERSION_MINOR 2
+#define ROIALIGN_VERSION_MINOR 3
 #define ROIALIGN_VERSION_PATCH 0
 #define ROIALIGN_VERSION (ROIALIGN_VERSION_MAJOR * 10000 + ROIALIGN_VERSION_MINOR * 100 + ROIALIGN_VERSION_PATCH)
 
@@ -52,7 +52,14 @@ typedef enum {
   ROIALIGN_LAYOUT_NCHW8C = 3,
   ROIALIGN_LAYOUT_NCHW16C = 4
 } roialign_layout;
-typedef enum { ROIALIGN_DTYPE_F32 = 0, ROIALIGN_DTYPE_F16 = 1, ROIALIGN_DTYPE_BF16 = 2 } roialign_dtype;
+/* F64 (since 1.3): float64 maps and outputs, computed in double, with the RoIs (roialign_inputs.rois_f64) and
+ * the spatial scale (roialign_params.spatial_scale_f64) in double too (docs/semantics.md#float64). */
+typedef enum {
+  ROIALIGN_DTYPE_F32 = 0,
+  ROIALIGN_DTYPE_F16 = 1,
+  ROIALIGN_DTYPE_BF16 = 2,
+  ROIALIGN_DTYPE_F64 = 3
+} roialign_dtype;
 typedef enum { ROIALIGN_POOL_AVG = 0, ROIALIGN_POOL_MAX = 1, ROIALIGN_POOL_MAX_ONNX = 2 } roialign_pool_mode;
 typedef enum {
   ROIALIGN_COORD_LEGACY = 0,
@@ -83,6 +90,9 @@ typedef struct {
   roialign_pool_mode pool_mode;        /* default AVG */
   roialign_layout layout;              /* default NCHW */
   roialign_dtype dtype;                /* default F32 */
+  /* Since 1.3. The spatial scale of an F64 kernel, which reads it in double; 0 (the default) takes spatial_scale.
+   * Other dtypes read spatial_scale and require this to be 0. */
+  double spatial_scale_f64;
 } roialign_params;
 
 /* roialign_params.flags (since 1.2): the kernel must also run the backward (roialign_run_backward). Selection then
@@ -92,7 +102,7 @@ typedef struct {
 
 static inline void roialign_params_init(roialign_params* params) {
   const roialign_params defaults = {sizeof(roialign_params), 0u, 7, 7, 1.0f, 0, ROIALIGN_COORD_LEGACY,
-                                    ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW, ROIALIGN_DTYPE_F32};
+                                    ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW, ROIALIGN_DTYPE_F32, 0.0};
   *params = defaults;
 }
 
@@ -124,10 +134,13 @@ typedef struct {
   const int64_t* batch_indices; /* NULL, or K int64 values */
   const int32_t* levels;        /* multi-level with ROIALIGN_LEVEL_RULE_GIVEN: one level per RoI; else NULL */
   int64_t num_rois;             /* K */
+  /* Since 1.3. An F64 kernel's RoIs, in double, shaped as `rois` is; `rois` is then NULL. Other dtypes read
+   * `rois` and require this to be NULL. */
+  const double* rois_f64;
 } roialign_inputs;
 
 static inline void roialign_inputs_init(roialign_inputs* inputs) {
-  const roialign_inputs defaults = {sizeof(roialign_inputs), 0u, 0, 0, 1, 0, {{0, 0, 0, {0, 0, 0, 0}}}, 0, 0, 0, 0};
+  const roialign_inputs defaults = {sizeof(roialign_inputs), 0u, 0, 0, 1, 0, {{0, 0, 0, {0, 0, 0, 0}}}, 0, 0, 0, 0, 0};
   *inputs = defaults;
 }
 
@@ -350,6 +363,7 @@ typedef struct {
   int32_t num_threads;                   /* as the caller passed it (<= 0: its default); with a pool, the pool's */
   int32_t reserved;
   const roialign_threadpool* threadpool; /* the caller's pool, else NULL */
+  const double* rois_f64;                /* since 1.3: an F64 call's RoIs (rois is then NULL) */
 } roialign_problem;
 
 /* A user implementation: returns ROIALIGN_OK or an error status (the caller sees it as returned). */

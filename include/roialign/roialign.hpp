@@ -33,7 +33,12 @@ enum class Layout : int {
   kNCHW8c = ROIALIGN_LAYOUT_NCHW8C,
   kNCHW16c = ROIALIGN_LAYOUT_NCHW16C
 };
-enum class DType : int { kF32 = ROIALIGN_DTYPE_F32, kF16 = ROIALIGN_DTYPE_F16, kBF16 = ROIALIGN_DTYPE_BF16 };
+enum class DType : int {
+  kF32 = ROIALIGN_DTYPE_F32,
+  kF16 = ROIALIGN_DTYPE_F16,
+  kBF16 = ROIALIGN_DTYPE_BF16,
+  kF64 = ROIALIGN_DTYPE_F64
+};
 enum class PoolMode : int { kAvg = ROIALIGN_POOL_AVG, kMax = ROIALIGN_POOL_MAX, kMaxOnnx = ROIALIGN_POOL_MAX_ONNX };
 enum class CoordinateMode : int {
   kLegacy = ROIALIGN_COORD_LEGACY,
@@ -99,15 +104,18 @@ struct Params {
   Layout layout = Layout::kNCHW;
   DType dtype = DType::kF32;
   bool backward = false;  // the kernel must also run the backward (ROIALIGN_PARAMS_BACKWARD)
+  double spatial_scale_f64 = 0.0;  // kF64 only: the scale in double; 0 takes spatial_scale
 };
 
-// One call's data. `rois` is [K,5] (batch, x1, y1, x2, y2) when batch_indices is null, else [K,4].
+// One call's data. `rois` is [K,5] (batch, x1, y1, x2, y2) when batch_indices is null, else [K,4]; a kF64 call
+// reads them from rois_f64 instead (rois null).
 struct Inputs {
   const void* input = nullptr;
   int64_t batch = 0, channels = 0, height = 0, width = 0;
   const float* rois = nullptr;
   const int64_t* batch_indices = nullptr;
   int64_t num_rois = 0;
+  const double* rois_f64 = nullptr;
 };
 
 // The caller's thread pool (roialign_threadpool): roialign then runs every parallel step through parallel_for and
@@ -131,6 +139,7 @@ inline roialign_params ToC(const Params& p) {
   c.layout = static_cast<roialign_layout>(p.layout);
   c.dtype = static_cast<roialign_dtype>(p.dtype);
   if (p.backward) c.flags |= ROIALIGN_PARAMS_BACKWARD;
+  c.spatial_scale_f64 = p.spatial_scale_f64;
   return c;
 }
 
@@ -163,6 +172,7 @@ inline roialign_inputs ToC(const Inputs& in) {
   c.rois = in.rois;
   c.batch_indices = in.batch_indices;
   c.num_rois = in.num_rois;
+  c.rois_f64 = in.rois_f64;
   return c;
 }
 
@@ -287,6 +297,7 @@ struct MultiLevelInputs {
   const int64_t* batch_indices = nullptr;
   const int32_t* levels = nullptr;
   int64_t num_rois = 0;
+  const double* rois_f64 = nullptr;  // kF64: the RoIs in double (rois null)
 };
 
 struct MultiLevelSelectResult;
@@ -349,6 +360,7 @@ class MultiLevelKernel {
     c->batch_indices = inputs.batch_indices;
     c->levels = inputs.levels;
     c->num_rois = inputs.num_rois;
+    c->rois_f64 = inputs.rois_f64;
     return true;
   }
   static Status TooManyMaps(const MultiLevelInputs& inputs) {

@@ -6,6 +6,9 @@ data/layout_report.json and data/peers.json are one real run of the main job's t
     layout_report --workloads=rois20 --best-isas=2 --threads=1,2 --repeats=3 --json=... --dump-dir=...
     bench/peers.py --only rois20 --threads 1
 on a 2-core AVX-512 VM shared with other builds (so every row of it is unstable), numbers rounded to 4 digits.
+It is a schema 2 report, without backward rows. data/backward/layout_report.json is a schema 3 report with them, from
+    layout_report --workloads=rois20 --best-isas=2 --threads=1,2 --repeats=3 --json=...
+on a 2-vCPU AMD EPYC VM (Zen 3, AVX2, no AVX-512) shared with a build (load average 2.75), rounded the same way.
 Run: .ci/python -m pytest -p no:cacheprovider -q tests/bench
 """
 import copy
@@ -27,6 +30,13 @@ DATA = os.path.join(HERE, "data")
 def report_json():
     """The saved report's parsed JSON, a fresh copy per test (tests may change it)."""
     with open(os.path.join(DATA, "layout_report.json")) as f:
+        return json.load(f)
+
+
+@pytest.fixture
+def backward_report_json():
+    """The saved schema 3 report (with backward rows), a fresh copy per test."""
+    with open(os.path.join(DATA, "backward", "layout_report.json")) as f:
         return json.load(f)
 
 

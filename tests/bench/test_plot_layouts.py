@@ -11,6 +11,13 @@ import plot_layouts
 from report_schema import KERNELS, feeding, parse_peers, parse_report
 
 
+@pytest.fixture(autouse=True)
+def close_figures():
+    """Each render opens up to three figures; close them so that a run of these tests does not pile them up."""
+    yield
+    plot_layouts.plt.close("all")
+
+
 def bars(ax, *gids):
     return [p for p in ax.patches if p.get_gid() in gids]
 
@@ -129,3 +136,26 @@ def test_writes_the_files(report_json, tmp_path):
     assert plot_layouts.main(["--report", report, "--peers", peers, "--out", str(out),
                               "--blocked-out", str(blocked)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and blocked.stat().st_size > 0
+
+
+def test_the_backward_figure_has_one_bar_per_kernel_layout(backward_report_json, report_json):
+    report = parse_report(backward_report_json)
+    fig = plot_layouts.render(report, [])["backward"]
+    groups = panels(fig, "group")
+    assert len(groups) == len({(r["isa"], r["dtype"], r["threads"]) for r in report["backward_results"]}) == 4
+    for ax in groups:
+        assert len(bars(ax, "kernel", "kernel best")) == len(KERNELS)
+        assert not bars(ax, "transforms")
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert len(labels) == 3 and labels[0].startswith("backward")
+    # The forward's figure of the same report is unchanged by the backward rows.
+    assert len(panels(plot_layouts.render(report, [])["layouts"], "group")) == 4
+    # A report without backward rows has no backward figure.
+    assert plot_layouts.render(parse_report(report_json), [])["backward"] is None
+
+
+def test_writes_the_backward_file(tmp_path):
+    report = os.path.join(os.path.dirname(__file__), "data", "backward", "layout_report.json")
+    out, backward = tmp_path / "l.png", tmp_path / "bw.png"
+    assert plot_layouts.main(["--report", report, "--out", str(out), "--backward-out", str(backward)]) == 0
+    assert backward.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

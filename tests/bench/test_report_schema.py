@@ -5,20 +5,51 @@ import copy
 
 import pytest
 
-from report_schema import SCHEMA_VERSION, SchemaError, feeding, parse_peers, parse_report
+from report_schema import KERNELS, SCHEMA_VERSION, SchemaError, feeding, parse_peers, parse_report
 
 
-def test_every_row_has_every_field(report_json):
-    report = parse_report(report_json)
-    assert report["schema_version"] == SCHEMA_VERSION
-    for r in report["results"]:
+def check_rows(rows):
+    for r in rows:
         for key in ("workload", "isa", "dtype", "threads", "path", "ms", "ms_min", "ms_max", "spread", "stable",
                     "unstable_reasons", "judged", "machine"):
             assert key in r, key
         assert r["ms_min"] <= r["ms"] <= r["ms_max"]
         assert r["stable"] == (not r["unstable_reasons"])
         assert r["judged"]
+
+
+def test_every_row_has_every_field(report_json):
+    report = parse_report(report_json)
+    assert report["schema_version"] == 2
+    check_rows(report["results"])
     assert report["transforms"] and all(t["stable"] == (not t["unstable_reasons"]) for t in report["transforms"])
+    # Before schema 3 there is no backward: both lists come back empty.
+    assert report["backward_results"] == [] and report["backward_limits"] == []
+
+
+def test_backward_rows_have_every_field(backward_report_json):
+    report = parse_report(backward_report_json)
+    assert report["schema_version"] == SCHEMA_VERSION == 3
+    check_rows(report["results"])
+    rows = report["backward_results"]
+    check_rows(rows)
+    # Every kernel layout of every (ISA, threads) group, each against a limit of its group, none beaten.
+    groups = {(r["isa"], r["dtype"], r["threads"]) for r in rows}
+    assert len(rows) == 5 * len(groups) == 20
+    assert {r["path"] for r in rows} == set(KERNELS)
+    limits = {(l["isa"], l["dtype"], l["threads"]): l for l in report["backward_limits"]}
+    assert set(limits) == groups
+    for l in limits.values():
+        assert l["read_bytes"] == pytest.approx(l["dy_bytes"] + l["map_bytes"], rel=1e-3)
+        assert l["limit_ms"] == pytest.approx(max(l["compute_ms"], l["memory_ms"]), rel=1e-3)
+    assert all(0 < r["fraction_of_limit"] <= 1 for r in rows)
+
+
+def test_a_broken_backward_row_is_refused(backward_report_json):
+    broken = copy.deepcopy(backward_report_json)
+    broken["backward_results"][0]["ms"] = 0
+    with pytest.raises(SchemaError, match="backward_results\\[0\\].*positive"):
+        parse_report(broken)
 
 
 def test_a_report_before_version_2_is_not_judged(report_json):

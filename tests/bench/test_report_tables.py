@@ -39,3 +39,23 @@ def test_share_is_never_negative():
     assert report_tables.share(10.0, 4.0) == "60%"
     assert report_tables.share(4.0, 10.0) == "n/m"
     assert report_tables.share(4.0, 4.0) == "n/m"
+
+
+def test_a_report_without_backward_prints_no_backward_table(capsys):
+    assert report_tables.main(["report_tables.py", DATA]) == 0
+    assert "Backward" not in capsys.readouterr().out
+
+
+def test_backward_tables(capsys):
+    assert report_tables.main(["report_tables.py", os.path.join(DATA, "backward")]) == 0
+    out = capsys.readouterr().out
+    assert "Unstable backward rows: 20 of 20" in out
+    limits = out.split("Backward limits")[1].split("Backward, dX from dY")[0]
+    assert len([l for l in limits.splitlines() if l.startswith("| rois20 |")]) == 4
+    table = out.split("Backward, dX from dY")[1]
+    lines = [l for l in table.splitlines() if l.startswith("| rois20 |")]
+    assert len(lines) == 4  # avx2 and sse4, 1 and 2 threads
+    for line in lines:
+        cells = line.split(" | ")
+        assert len(cells) == 4 + 5 + 1  # the key, the five kernel layouts, the fastest
+        assert all("x)" in c or "x)!" in c for c in cells[4:9])  # each layout against its forward

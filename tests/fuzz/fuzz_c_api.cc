@@ -27,6 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   SetEnum(&params.pool_mode, r.U8() % 4);
   SetEnum(&params.layout, r.U8() % 6);  // 5 is invalid on purpose
   SetEnum(&params.dtype, DType(r));
+  // F64's scale in double: mostly 0 (spatial_scale then), sometimes one of the scales above (refused for the other
+  // dtypes).
+  if (r.U8() % 4 == 0) params.spatial_scale_f64 = kScales[r.U8() % 9];
   static const char* const kTargets[] = {"host", "portable", "x86-sse4", "arm-neon", "generic", "bogus"};
   const char* target = kTargets[r.U8() % 6];
   const int64_t N = r.U8() % 4 - (r.U8() % 32 == 0 ? 5 : 0), C = r.U8() % 21, H = r.U8() % 13, W = r.U8() % 13;
@@ -55,12 +58,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     for (int i = 0; i < 4; ++i) rois[(k4 ? 4 : 5) * k + (k4 ? 0 : 1) + i] = r.Coordinate();
   }
+  // F64 reads its RoIs in double: mostly from rois_f64 alone; sometimes the float ones too, or only (refused).
+  const std::vector<double> rois64 = RoisF64(r, rois);
+  const uint8_t which = r.U8() % 8;
+  const bool f64 = params.dtype == ROIALIGN_DTYPE_F64;
+  const float* const rois32_arg = rois.empty() || (f64 && which > 1) ? nullptr : rois.data();
+  const double* const rois64_arg = rois64.empty() || (!f64 && which > 0) || (f64 && which == 0) ? nullptr
+                                                                                                 : rois64.data();
   const int64_t out_elems = K * CS * params.pooled_height * params.pooled_width;
   // Exact size: ASan flags any overrun.
   std::vector<unsigned char> out(static_cast<size_t>(out_elems) * ElementBytes(params.dtype), kCanary);
-  const roialign_status s = RunOne(kernel, map.empty() ? nullptr : map.data(), N, C, H, W,
-                                   rois.empty() ? nullptr : rois.data(), k4 ? idx.data() : nullptr, K,
-                                   out.empty() ? nullptr : out.data(), threads);
+  const roialign_status s = RunOne(kernel, map.empty() ? nullptr : map.data(), N, C, H, W, rois32_arg,
+                                   k4 ? idx.data() : nullptr, K, out.empty() ? nullptr : out.data(), threads,
+                                   rois64_arg);
   if (s != ROIALIGN_OK) {
     for (unsigned char v : out) {
       if (v != kCanary) Fail("refused call wrote to the output");
@@ -70,8 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     roialign_kernel* ref = nullptr;
     if (roialign_select("generic", &params, &ref) != ROIALIGN_OK) Fail("reference refused what a kernel accepted");
     std::vector<unsigned char> want(out.size(), 0);
-    if (RunOne(ref, map.empty() ? nullptr : map.data(), N, C, H, W, rois.empty() ? nullptr : rois.data(),
-               k4 ? idx.data() : nullptr, K, want.empty() ? nullptr : want.data(), 1) != ROIALIGN_OK) {
+    if (RunOne(ref, map.empty() ? nullptr : map.data(), N, C, H, W, rois32_arg, k4 ? idx.data() : nullptr, K,
+               want.empty() ? nullptr : want.data(), 1, rois64_arg) != ROIALIGN_OK) {
       Fail("reference refused data a kernel accepted");
     }
     for (size_t i = 0; i < static_cast<size_t>(out_elems); ++i) {
@@ -91,7 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   in.batch = N;
   in.channels = C;
   in.maps[0] = {map.empty() ? nullptr : map.data(), H, W, {0, 0, 0, 0}};
-  in.rois = rois.empty() ? nullptr : rois.data();
+  in.rois = rois32_arg;
+  in.rois_f64 = rois64_arg;
   in.batch_indices = k4 ? idx.data() : nullptr;
   in.num_rois = K;
   roialign_options options;

@@ -91,6 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint8_t g = r.U8();
     given[k] = g < 240 ? g % (mp.num_levels > 0 ? mp.num_levels : 1) : (g < 248 ? -1 : mp.num_levels);
   }
+  // F64 reads its RoIs in double (the float ones widened, one perhaps nudged below a float's spacing).
+  const bool f64 = params.dtype == ROIALIGN_DTYPE_F64;
+  const std::vector<double> rois64 = RoisF64(r, rois);
   const bool pass_given = mp.level_rule == ROIALIGN_LEVEL_RULE_GIVEN ? r.U8() % 16 != 0 : false;
   const int32_t* given_levels = pass_given ? given.data() : nullptr;
 
@@ -110,7 +113,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t l = 0; l < maps.size() && l < ROIALIGN_MAX_LEVELS; ++l) in.maps[l] = maps[l];
   in.batch = N;
   in.channels = C;
-  in.rois = rois.empty() ? nullptr : rois.data();
+  in.rois = rois.empty() || f64 ? nullptr : rois.data();
+  in.rois_f64 = rois64.empty() || !f64 ? nullptr : rois64.data();
   in.batch_indices = k4 ? batch_indices.data() : nullptr;
   in.levels = given_levels;
   in.num_rois = K;
@@ -145,9 +149,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       p.spatial_scale = mp.scales[l];
       roialign_kernel* one = nullptr;
       if (roialign_select("generic", &p, &one) != ROIALIGN_OK) Fail("single-level reference refused a level");
-      if (RunOne(one, maps[l].data, N, C, maps[l].height, maps[l].width, rois.data() + roi_cols * k,
-                 k4 ? batch_indices.data() + k : nullptr, 1, single.empty() ? nullptr : single.data(),
-                 1) != ROIALIGN_OK) {
+      if (RunOne(one, maps[l].data, N, C, maps[l].height, maps[l].width, f64 ? nullptr : rois.data() + roi_cols * k,
+                 k4 ? batch_indices.data() + k : nullptr, 1, single.empty() ? nullptr : single.data(), 1,
+                 f64 ? rois64.data() + roi_cols * k : nullptr) != ROIALIGN_OK) {
         Fail("single-level reference refused a RoI the multi-level call pooled");
       }
       ExpectAgrees(params.dtype, out.data() + static_cast<size_t>(k) * per_roi * bytes, single.data(), per_roi,

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "kernels/half_float.h"
 #include "roialign/roialign.h"
@@ -57,13 +58,23 @@ void SetEnum(CEnum* field, int value) {
 // Every output byte starts as this; a refused call must leave all of them.
 constexpr unsigned char kCanary = 0xA5;
 
-// Mostly F32, sometimes each 16-bit dtype.
+// Mostly F32, sometimes each 16-bit dtype and F64.
 inline roialign_dtype DType(Reader& r) {
   const uint8_t b = r.U8() % 8;
-  return b == 0 ? ROIALIGN_DTYPE_F16 : b == 1 ? ROIALIGN_DTYPE_BF16 : ROIALIGN_DTYPE_F32;
+  return b == 0 ? ROIALIGN_DTYPE_F16 : b == 1 ? ROIALIGN_DTYPE_BF16 : b == 2 ? ROIALIGN_DTYPE_F64 : ROIALIGN_DTYPE_F32;
 }
 
-inline size_t ElementBytes(roialign_dtype dtype) { return dtype == ROIALIGN_DTYPE_F32 ? 4 : 2; }
+inline size_t ElementBytes(roialign_dtype dtype) {
+  return dtype == ROIALIGN_DTYPE_F64 ? 8 : dtype == ROIALIGN_DTYPE_F32 ? 4 : 2;
+}
+
+// The RoIs of an F64 call, read in double: the float ones widened (plus, at random, one of their values nudged by
+// less than a float's spacing, which only double coordinates can hold).
+inline std::vector<double> RoisF64(Reader& r, const std::vector<float>& rois) {
+  std::vector<double> out(rois.begin(), rois.end());
+  if (!out.empty() && r.U8() % 4 == 0) out[r.U8() % out.size()] += 1e-9;
+  return out;
+}
 
 // Channels a map or output of `layout` holds: the blocked layouts pad C to their block (4, 8, 16).
 inline int64_t StoredChannels(roialign_layout layout, int64_t C) {
@@ -74,6 +85,11 @@ inline int64_t StoredChannels(roialign_layout layout, int64_t C) {
 
 // Element i of a buffer of `dtype` elements, stored from / widened to f32 (16-bit: rounded to nearest even).
 inline void Store(roialign_dtype dtype, float v, unsigned char* data, size_t i) {
+  if (dtype == ROIALIGN_DTYPE_F64) {
+    const double d = v;
+    std::memcpy(data + 8 * i, &d, 8);
+    return;
+  }
   if (dtype == ROIALIGN_DTYPE_F32) {
     std::memcpy(data + 4 * i, &v, 4);
     return;
@@ -83,6 +99,11 @@ inline void Store(roialign_dtype dtype, float v, unsigned char* data, size_t i) 
   std::memcpy(data + 2 * i, &bits, 2);
 }
 inline float Load(roialign_dtype dtype, const unsigned char* data, size_t i) {
+  if (dtype == ROIALIGN_DTYPE_F64) {
+    double v;
+    std::memcpy(&v, data + 8 * i, 8);
+    return static_cast<float>(v);
+  }
   if (dtype == ROIALIGN_DTYPE_F32) {
     float v;
     std::memcpy(&v, data + 4 * i, 4);
@@ -101,8 +122,10 @@ inline void FillMap(roialign_dtype dtype, unsigned char* data, size_t elements) 
   }
 }
 
-// docs/semantics.md#accuracy: the f32 tolerance, plus one unit in the last place of a 16-bit output.
+// docs/semantics.md#accuracy: the f32 tolerance, plus one unit in the last place of a 16-bit output; F64 kernels
+// give the reference's bits (compared here narrowed to f32).
 inline bool Agrees(roialign_dtype dtype, float got, float ref) {
+  if (dtype == ROIALIGN_DTYPE_F64) return got == ref || (std::isnan(got) && std::isnan(ref));
   const float ulp = dtype == ROIALIGN_DTYPE_F32 ? 0.0f
                     : std::ldexp(std::fabs(ref) > 0.0f ? 1.0f : 0.0f, std::ilogb(ref)) *
                           (dtype == ROIALIGN_DTYPE_F16 ? 0x1p-10f : 0x1p-7f);
@@ -112,13 +135,14 @@ inline bool Agrees(roialign_dtype dtype, float got, float ref) {
 // roialign_run of one map on `threads` threads.
 inline roialign_status RunOne(const roialign_kernel* kernel, const void* map, int64_t N, int64_t C, int64_t H,
                               int64_t W, const float* rois, const int64_t* batch_indices, int64_t K, void* out,
-                              int32_t threads) {
+                              int32_t threads, const double* rois_f64 = nullptr) {
   roialign_inputs in;
   roialign_inputs_init(&in);
   in.batch = N;
   in.channels = C;
   in.maps[0] = {map, H, W, {0, 0, 0, 0}};
   in.rois = rois;
+  in.rois_f64 = rois_f64;
   in.batch_indices = batch_indices;
   in.num_rois = K;
   roialign_options options;
