@@ -100,6 +100,9 @@ def roi_samples(roi, scale, pooled, sampling_ratio, mode, h, w):
 
 def reference(x, rois, pooled, scale, sampling_ratio, mode, pool, dy=None):
     """Y [K, C, PH, PW] of an NCHW float64 map and [K, 5] rows; with dy, dX [N, C, H, W] instead."""
+    # Python floats from here on: numpy 2 would keep float32 rows in float32 (NEP 50).
+    x, rois, scale = np.asarray(x, dtype=np.float64), np.asarray(rois, dtype=np.float64).tolist(), float(scale)
+    dy = None if dy is None else np.asarray(dy, dtype=np.float64)
     n, c, h, w = x.shape
     out = np.zeros((len(rois), c) + tuple(pooled))
     dx = np.zeros_like(x)
@@ -361,7 +364,7 @@ def test_gradcheck_multi_level(rule, layout):
     ops = torch_ops()
     gen = torch.Generator().manual_seed(17)
     fmt = torch.channels_last if layout == "NHWC" else torch.contiguous_format
-    features = tuple((torch.rand(2, 2, 16 >> l, 20 >> l, generator=gen, dtype=torch.float64) + 0.1)
+    features = tuple((torch.rand(2, 1, 16 >> l, 20 >> l, generator=gen, dtype=torch.float64) + 0.1)
                      .contiguous(memory_format=fmt).requires_grad_() for l in range(3))
     scales = [0.5, 0.25, 0.125]
     # Boxes of sizes 3 to 30 image pixels: with canonical size 8 they spread over the three levels.
