@@ -101,7 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader r{data, size};
   // Attributes: mostly valid, sometimes values outside the enums.
   const uint8_t db = r.U8();
-  const int dtype = db % 16 == 15 ? (db & 16 ? 3 : -1) : static_cast<int>(DType(r));
+  const int dtype = db % 16 == 15 ? (db & 16 ? 4 : -1) : static_cast<int>(DType(r));
   static const int kBadLayouts[] = {5, -1, 1000};
   const uint8_t fb = r.U8(), tb = r.U8();
   const int from = fb % 32 == 31 ? kBadLayouts[fb / 32 % 3] : fb % 5;
@@ -120,9 +120,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // What the contract (docs/api.md, "Layout transforms") says of this call.
   bool invalid = false, unsupported = false;
-  const bool known = dtype >= 0 && dtype <= 2 && from >= 0 && from <= 4 && to >= 0 && to <= 4;
+  const bool known = dtype >= 0 && dtype <= 3 && from >= 0 && from <= 4 && to >= 0 && to <= 4;
   invalid |= !known || N < 0 || C < 0 || H < 0 || W < 0;
-  const int64_t elem = dtype == ROIALIGN_DTYPE_F32 ? 4 : 2;
+  const int64_t elem = known ? static_cast<int64_t>(ElementBytes(static_cast<roialign_dtype>(dtype))) : 2;
   __int128 in_exact = 0, out_exact = 0;
   if (known && !invalid) {
     in_exact = ExactBytes(from, elem, N, C, H, W);
