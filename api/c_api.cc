@@ -210,6 +210,9 @@ roialign::Params ToParams(const roialign_params& p) {
   out.dtype = static_cast<roialign::DType>(RawEnum(p.dtype));
   out.backward = (p.flags & ROIALIGN_PARAMS_BACKWARD) != 0;
   out.spatial_scale_f64 = p.spatial_scale_f64;
+  out.roi_kind = static_cast<roialign::RoiKind>(RawEnum(p.roi_kind));
+  out.angle_unit = static_cast<roialign::AngleUnit>(RawEnum(p.angle_unit));
+  out.rotation = static_cast<roialign::Rotation>(RawEnum(p.rotation));
   return out;
 }
 
@@ -217,7 +220,9 @@ roialign::Status ReadParams(const roialign_params* params, roialign::Params* out
   if (params == nullptr) return Null("params");
   ParamsView view;
   roialign::Status s = ReadChecked(params, &view);
-  if (s.ok()) *out = ToParams(view.v);
+  if (!s.ok()) return s;
+  if (view.v.reserved != 0) return Invalid("params->reserved is " + std::to_string(view.v.reserved) + "; it must be 0");
+  *out = ToParams(view.v);
   return s;
 }
 
@@ -517,6 +522,7 @@ roialign_status roialign_query_target(const char* target, roialign_target_info* 
     out.v.coordinate_modes = roialign::internal::MaskOf(t.coordinate_modes);
     out.v.preferred_layout = static_cast<roialign_layout>(t.preferred_layout);
     out.v.preferred_block = t.preferred_block;
+    out.v.roi_kinds = roialign::internal::MaskOf(t.roi_kinds);
     // Only what the caller's struct holds; fields this library does not know keep the caller's values.
     std::memcpy(static_cast<void*>(info), &out, std::min<size_t>(size, sizeof(out)));
     return s;
@@ -650,6 +656,9 @@ R ForKind(int kind, R unknown, F&& f) {
     case ROIALIGN_ENUM_COORDINATE_MODE: return f(roialign::CoordinateMode{});
     case ROIALIGN_ENUM_LEVEL_RULE: return f(roialign::LevelRule{});
     case ROIALIGN_ENUM_STATUS: return f(roialign::StatusCode{});
+    case ROIALIGN_ENUM_ROI_KIND: return f(roialign::RoiKind{});
+    case ROIALIGN_ENUM_ANGLE_UNIT: return f(roialign::AngleUnit{});
+    case ROIALIGN_ENUM_ROTATION: return f(roialign::Rotation{});
     default: return unknown;
   }
 }

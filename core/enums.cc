@@ -11,5 +11,8 @@ const char* ToString(DType dtype) { return internal::EnumName(dtype); }
 const char* ToString(PoolMode mode) { return internal::EnumName(mode); }
 const char* ToString(CoordinateMode mode) { return internal::EnumName(mode); }
 const char* ToString(LevelRule rule) { return internal::EnumName(rule); }
+const char* ToString(RoiKind kind) { return internal::EnumName(kind); }
+const char* ToString(AngleUnit unit) { return internal::EnumName(unit); }
+const char* ToString(Rotation rotation) { return internal::EnumName(rotation); }
 
 }  // namespace roialign

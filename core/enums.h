@@ -58,6 +58,24 @@ struct EnumTraits<LevelRule> {
   static_assert(static_cast<size_t>(LevelRule::kOpenVino) + 1 == kNames.size(), "one name per LevelRule value");
 };
 template <>
+struct EnumTraits<RoiKind> {
+  static constexpr const char* kWhat = "roi kind";
+  static constexpr std::array<const char*, 2> kNames = {"AXIS_ALIGNED", "ROTATED"};
+  static_assert(static_cast<size_t>(RoiKind::kRotated) + 1 == kNames.size(), "one name per RoiKind value");
+};
+template <>
+struct EnumTraits<AngleUnit> {
+  static constexpr const char* kWhat = "angle unit";
+  static constexpr std::array<const char*, 2> kNames = {"RADIANS", "DEGREES"};
+  static_assert(static_cast<size_t>(AngleUnit::kDegrees) + 1 == kNames.size(), "one name per AngleUnit value");
+};
+template <>
+struct EnumTraits<Rotation> {
+  static constexpr const char* kWhat = "rotation";
+  static constexpr std::array<const char*, 2> kNames = {"COUNTER_CLOCKWISE", "CLOCKWISE"};
+  static_assert(static_cast<size_t>(Rotation::kClockwise) + 1 == kNames.size(), "one name per Rotation value");
+};
+template <>
 struct EnumTraits<StatusCode> {
   static constexpr const char* kWhat = "status";
   static constexpr std::array<const char*, 5> kNames = {"OK", "INVALID_ARGUMENT", "UNSUPPORTED", "OUT_OF_MEMORY",
@@ -91,6 +109,12 @@ constexpr int64_t StoredChannels(Layout layout, int64_t channels) {
 
 // Whether a layout keeps channels in blocks of a fixed size > 1 (NCHW4c, NCHW8c, NCHW16c).
 constexpr bool IsBlocked(Layout layout) { return EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)] > 1; }
+
+// Values per RoI row: (batch,) x1, y1, x2, y2 or (batch,) cx, cy, w, h, angle; the batch column only when no batch
+// indices are given.
+constexpr int64_t RoiColumns(RoiKind kind, bool batch_indices) {
+  return (kind == RoiKind::kRotated ? 5 : 4) + (batch_indices ? 0 : 1);
+}
 
 // Bytes per element of a (known) dtype.
 constexpr int64_t BytesOf(DType dtype) { return EnumTraits<DType>::kBytes[static_cast<size_t>(dtype)]; }

@@ -47,6 +47,13 @@ enum class CoordinateMode : int {
   kHalfPixelCentered = ROIALIGN_COORD_HALF_PIXEL_CENTERED,
   kLegacyUnclamped = ROIALIGN_COORD_LEGACY_UNCLAMPED,
 };
+// Rotated RoIs (roialign.h, docs/semantics.md#rotated-rois): the kind of box, the angle's unit and direction.
+enum class RoiKind : int { kAxisAligned = ROIALIGN_ROI_AXIS_ALIGNED, kRotated = ROIALIGN_ROI_ROTATED };
+enum class AngleUnit : int { kRadians = ROIALIGN_ANGLE_RADIANS, kDegrees = ROIALIGN_ANGLE_DEGREES };
+enum class Rotation : int {
+  kCounterClockwise = ROIALIGN_ROTATION_COUNTER_CLOCKWISE,
+  kClockwise = ROIALIGN_ROTATION_CLOCKWISE
+};
 // How a multi-level call picks each RoI's level (roialign.h, docs/multi-level.md).
 enum class LevelRule : int {
   kScale = ROIALIGN_LEVEL_RULE_SCALE,
@@ -61,6 +68,9 @@ const char* ToString(DType dtype);
 const char* ToString(PoolMode mode);
 const char* ToString(CoordinateMode mode);
 const char* ToString(LevelRule rule);  // "SCALE", "GIVEN", "OPENVINO"
+const char* ToString(RoiKind kind);
+const char* ToString(AngleUnit unit);
+const char* ToString(Rotation rotation);
 
 // Outcome of a call: a code and, unless ok, a message a user can act on.
 class Status {
@@ -89,6 +99,11 @@ struct Params {
   DType dtype = DType::kF32;
   bool backward = false;  // the kernel must also run the backward (ROIALIGN_PARAMS_BACKWARD)
   double spatial_scale_f64 = 0.0;  // kF64 only: the scale in double; 0 takes spatial_scale
+  // Rotated RoIs (since 1.4): rows (batch, cx, cy, w, h, angle), or without the batch with batch_indices; the unit
+  // and direction are read for kRotated only. Coordinate mode kHalfPixel is `aligned`, kLegacy mmcv's aligned=False.
+  RoiKind roi_kind = RoiKind::kAxisAligned;
+  AngleUnit angle_unit = AngleUnit::kRadians;
+  Rotation rotation = Rotation::kCounterClockwise;
 };
 
 // One call's data. `rois` is [K,5] (batch, x1, y1, x2, y2) when batch_indices is null, else [K,4]; a kF64 call
@@ -222,6 +237,7 @@ struct TargetInfo {
   std::vector<CoordinateMode> coordinate_modes;
   Layout preferred_layout = Layout::kNCHW;  // the layout of its highest-priority implementation
   int32_t preferred_block = 0;  // the blocked layout's block that matches its f32 vectors; 0: no vectors
+  std::vector<RoiKind> roi_kinds;  // since 1.4
 };
 Status QueryTarget(const std::string& target, TargetInfo* info);
 

@@ -44,7 +44,9 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
     ctx.partial = memory.partial.data();
   }
   const int64_t block_size = plan.channels_per_task, num_blocks = plan.channel_blocks;
-  const PoolRoiFn driver = plan.access == PixelAccess::kInPlace ? &PoolInPlace : &PoolPlanar;
+  const PoolRoiFn driver = plan.rotated                              ? &PoolRotated
+                           : plan.access == PixelAccess::kInPlace ? &PoolInPlace
+                                                                   : &PoolPlanar;
   const bool streams = plan.stream_output || plan.staged_channels > 0;
   for (const PlannedPass& pass : plan.passes) {
     ctx.pass = &pass;

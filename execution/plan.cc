@@ -255,6 +255,47 @@ Plan BandPlan(const Problem& p, PixelAccess access, const Threading& threading, 
   return plan;
 }
 
+// Rotated RoIs: tasks as for axis-aligned ones, with no call geometry (each bin's taps are its samples'), no bands
+// and no staging. A planar map has no contiguous channels, so each image with RoIs is made channels-last whole
+// before its RoIs run.
+Plan RotatedPlan(const Problem& p, PixelAccess access, const Threading& threading,
+                 std::pmr::memory_resource* memory) {
+  Plan plan(memory);
+  plan.rotated = true;
+  PlanTasks(p, access, threading, access == PixelAccess::kCopied, &plan);
+  plan.staged_channels = 0;
+  if (access == PixelAccess::kInPlace) plan.group_channels = IsBlocked(p.params.layout) ? kBlockedGroupChannels : 0;
+  const std::pmr::vector<int64_t> order = LocalityOrder(p, memory);
+  if (access != PixelAccess::kCopied) {
+    PlannedPass pass(memory);
+    pass.rois = order;
+    plan.passes.reserve(1);
+    plan.passes.push_back(std::move(pass));
+    return plan;
+  }
+  auto batch = [&](int64_t k) { return p.axes[k].batch; };
+  size_t images = 0;
+  for (int64_t image = 0; image < p.batch; ++image) {
+    images += std::any_of(order.begin(), order.end(), [&](int64_t k) { return batch(k) == image; }) ? 1 : 0;
+  }
+  plan.passes.reserve(images);
+  for (int64_t image = 0; image < p.batch; ++image) {
+    const auto count = std::count_if(order.begin(), order.end(), [&](int64_t k) { return batch(k) == image; });
+    if (count == 0) continue;
+    PlannedPass pass(memory);
+    pass.transform = true;
+    pass.image = image;
+    pass.rows_end = p.height;
+    pass.rois.reserve(static_cast<size_t>(count));
+    for (int64_t k : order) {
+      if (batch(k) == image) pass.rois.push_back(k);
+    }
+    plan.passes.push_back(std::move(pass));
+  }
+  plan.transform_elements = p.height * p.width * p.channels;
+  return plan;
+}
+
 }  // namespace
 
 PixelAccess AccessOf(const KernelFns& fns, Layout layout) {
@@ -264,6 +305,9 @@ PixelAccess AccessOf(const KernelFns& fns, Layout layout) {
 }
 
 Plan MakePlan(const Problem& p, PixelAccess access, const Threading& threading, std::pmr::memory_resource* memory) {
+  if (p.params.roi_kind == RoiKind::kRotated && access != PixelAccess::kWholeRois) {
+    return RotatedPlan(p, access, threading, memory);
+  }
   const int64_t band_rows = BandRows(p.width, p.channels, BytesOf(p.params.dtype));
   if (UseBandTransform(access, p, band_rows)) return BandPlan(p, access, threading, band_rows, memory);
   // Bands pay when RoIs share pixels: only when together they read more pixels than the map holds (the planar
@@ -278,6 +322,7 @@ Plan MakePlan(const Problem& p, PixelAccess access, const Threading& threading, 
 
 Plan MakeBandPlan(const Problem& p, PixelAccess access, const Threading& threading, int64_t band_rows,
                   std::pmr::memory_resource* memory) {
+  if (p.params.roi_kind == RoiKind::kRotated) return MakePlan(p, access, threading, memory);  // never banded
   if (band_rows <= 0 || access == PixelAccess::kWholeRois) return DirectPlan(p, access, threading, memory);
   return BandPlan(p, access, threading, band_rows, memory);
 }

@@ -1,8 +1,8 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// One task of a planned pass: a RoI's run of channels through one of three drivers, each in a file of its own:
-// the map in place (pool_in_place.cc), per-RoI channels-last tiles of a planar map (pool_tiles.cc), or the pass's
-// channels-last band of a planar map (pool_band.cc). Drivers execute the plan; plain C++, every SIMD step a call
+// One task of a planned pass: a RoI's run of channels through one of four drivers, each in a file of its own:
+// the map in place (pool_in_place.cc), per-RoI channels-last tiles of a planar map (pool_tiles.cc), the pass's
+// channels-last band of a planar map (pool_band.cc), or a rotated RoI's per-sample taps (pool_rotated.cc). Drivers execute the plan; plain C++, every SIMD step a call
 // into the kernel's functions.
 #ifndef ROIALIGN_EXECUTION_POOL_ROI_H_
 #define ROIALIGN_EXECUTION_POOL_ROI_H_
@@ -33,6 +33,8 @@ struct PassContext {
 using PoolRoiFn = void (*)(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
 // The map in place:
 void PoolInPlace(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
+// Rotated RoIs (pool_rotated.cc): the map in place, or the pass's image made channels-last (NCHW):
+void PoolRotated(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
 // A planar map, through the pass's band (PoolFromBand) or per-RoI tiles (PoolTiles):
 void PoolPlanar(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_end, Scratch& scratch);
 // One RoI's run of channels [c_begin, c_end) on a planar map, and the sizes every step below reads.

@@ -45,13 +45,17 @@ std::pmr::vector<int64_t> LocalityOrder(const Problem& p, std::pmr::memory_resou
   double lo_x = HUGE_VAL, hi_x = -HUGE_VAL, lo_y = HUGE_VAL, hi_y = -HUGE_VAL;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t k = RunRoi(p, i);
-    // F64 RoIs in double; the others in float, widened.
-    const RoiRecordOf<double> r = p.rois_f64 != nullptr ? RoiAt(p.rois_f64, p.batch_indices, k) : [&] {
-      const RoiRecord f = RoiAt(p.rois, p.batch_indices, k);
-      return RoiRecordOf<double>{f.batch, f.x1, f.y1, f.x2, f.y2};
-    }();
-    const double cx = r.x1 + r.x2, cy = r.y1 + r.y2;
-    centres[static_cast<size_t>(i)] = {r.batch, cx, cy};
+    // F64 RoIs in double; the others in float, widened. A rotated RoI's row holds its centre (cx, cy, w, h, angle).
+    const bool rotated = p.params.roi_kind == RoiKind::kRotated;
+    auto centre = [&](const auto* rois) {
+      const auto row = RoiRowAt(rois, p.batch_indices, p.params.roi_kind, k);
+      const double x1 = row.values[0], y1 = row.values[1];
+      return rotated ? Centre{row.batch, 2.0 * x1, 2.0 * y1}
+                     : Centre{row.batch, x1 + static_cast<double>(row.values[2]), y1 + static_cast<double>(row.values[3])};
+    };
+    const Centre m = p.rois_f64 != nullptr ? centre(p.rois_f64) : centre(p.rois);
+    const double cx = m.x, cy = m.y;
+    centres[static_cast<size_t>(i)] = m;
     if (!std::isfinite(cx) || !std::isfinite(cy)) continue;  // validated away before a plan; cell 0 if not
     lo_x = std::min(lo_x, cx), hi_x = std::max(hi_x, cx);
     lo_y = std::min(lo_y, cy), hi_y = std::max(hi_y, cy);

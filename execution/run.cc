@@ -95,7 +95,8 @@ Status CheckPyramidInputs(const MultiLevelParams& mp, const CallInputs& in) {
 }
 
 // The RoIs' levels (kNotPooled for those no level pools), or why the call is invalid.
-Status AssignLevels(const MultiLevelParams& mp, const CallInputs& in, std::pmr::vector<int32_t>* levels) {
+Status AssignLevels(const MultiLevelParams& mp, RoiKind kind, const CallInputs& in,
+                    std::pmr::vector<int32_t>* levels) {
   const int64_t K = in.num_rois;
   const int32_t L = static_cast<int32_t>(mp.scales.size());
   levels->resize(static_cast<size_t>(K));
@@ -114,14 +115,16 @@ Status AssignLevels(const MultiLevelParams& mp, const CallInputs& in, std::pmr::
   for (int64_t k = 0; k < K; ++k) {
     // The box only: the batch index is not validated yet (CheckRoi comes after), and converting a NaN one to an
     // integer would be undefined.
-    const int64_t at = in.batch_indices != nullptr ? 4 * k : 5 * k + 1;
-    if (in.rois_f64 != nullptr) {  // F64: the level in double, as torchvision computes a float64 box's
-      const double* box = in.rois_f64 + at;
-      (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, box[0], box[1], box[2], box[3]);
-    } else {
-      const float* box = in.rois + at;
-      (*levels)[static_cast<size_t>(k)] = LevelOfBox(mp, k_min, box[0], box[1], box[2], box[3]);
-    }
+    // A rotated box (cx, cy, w, h, angle) has the level of an upright box of its size.
+    const bool rotated = kind == RoiKind::kRotated;
+    const int64_t at = RoiColumns(kind, in.batch_indices != nullptr) * k + (in.batch_indices != nullptr ? 0 : 1);
+    auto level = [&](const auto* box) {
+      using R = std::remove_cv_t<std::remove_pointer_t<decltype(box)>>;
+      return rotated ? LevelOfBox(mp, k_min, R(0), R(0), box[2], box[3])
+                     : LevelOfBox(mp, k_min, box[0], box[1], box[2], box[3]);
+    };
+    // F64: the level in double, as torchvision computes a float64 box's.
+    (*levels)[static_cast<size_t>(k)] = in.rois_f64 != nullptr ? level(in.rois_f64 + at) : level(in.rois + at);
   }
   return Status::Ok();
 }
@@ -215,7 +218,7 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
   // A single-level call pools every RoI from its one map; a multi-level one from the map its rule picks.
   std::pmr::vector<int32_t> levels(heap);
   if (pyramid != nullptr) {
-    s = AssignLevels(*pyramid, in, &levels);
+    s = AssignLevels(*pyramid, op.params.roi_kind, in, &levels);
     if (!s.ok()) return s;
   }
   // Every RoI checked on its own level's map and scale; one not pooled only for its batch index and coordinates.

@@ -51,7 +51,9 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
   if (!ElementCount({K, stored, params.pooled_height, params.pooled_width}, &output_elements, element_bytes)) {
     return Invalid("output shape overflows: its byte size is too large");
   }
-  if (!ElementCount({K, in.batch_indices ? 4 : 5}, &roi_elements)) return Invalid("num_rois overflows");
+  if (!ElementCount({K, RoiColumns(params.roi_kind, in.batch_indices != nullptr)}, &roi_elements)) {
+    return Invalid("num_rois overflows");
+  }
   if (K > 0 && (H == 0 || W == 0)) {
     return Invalid("height and width must be >= 1 when there are RoIs (got " + std::to_string(H) + " x " +
                    std::to_string(W) + ")");
@@ -73,43 +75,10 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
   return Status::Ok();
 }
 
+// The sampling grid of a RoI within the caps, and the call's work with it within its cap.
 template <typename R>
-Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
-                RoiAxesOf<R>* axes) {
-  const R* const rois = std::is_same_v<R, double> ? reinterpret_cast<const R*>(in.rois_f64)
-                                                  : reinterpret_cast<const R*>(in.rois);
-  const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width;
-  int64_t batch = 0;
-  if (in.batch_indices != nullptr) {
-    batch = in.batch_indices[k];
-    if (batch < 0 || batch >= N) {
-      return Invalid(RoiPrefix(k) + "batch index " + std::to_string(batch) + " is outside [0, " +
-                     std::to_string(N) + ")");
-    }
-  } else {
-    const R b = rois[5 * k];
-    if (!std::isfinite(b) || b != std::floor(b)) {
-      return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is not an integer");
-    }
-    if (b < R(0) || static_cast<double>(b) >= static_cast<double>(N)) {
-      return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
-    }
-    batch = static_cast<int64_t>(b);
-  }
-  const R* const coords = rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);  // x1, y1, x2, y2
-  for (int i = 0; i < 4; ++i) {
-    if (!std::isfinite(coords[i])) {
-      static const char* const kNames[4] = {"x1", "y1", "x2", "y2"};
-      return Invalid(RoiPrefix(k) + kNames[i] + " is not finite (" + FloatText(coords[i]) + ")");
-    }
-  }
-  const AxisGeometryOf<R> gy = AxisOf(coords[1], coords[3], params.pooled_height, params);
-  const AxisGeometryOf<R> gx = AxisOf(coords[0], coords[2], params.pooled_width, params);
-  // Scaled coordinates can overflow to inf although the inputs were finite.
-  if (!std::isfinite(gy.start) || !std::isfinite(gy.roi) || !std::isfinite(gx.start) || !std::isfinite(gx.roi)) {
-    return Invalid(RoiPrefix(k) + "coordinates overflow " + (std::is_same_v<R, double> ? "float64" : "float32") +
-                   " after scaling by spatial_scale");
-  }
+Status CheckGridAndWork(const Params& params, int64_t C, int64_t k, const AxisGeometryOf<R>& gy,
+                        const AxisGeometryOf<R>& gx, int64_t* work) {
   if (gy.grid < 0 || gx.grid < 0 || gy.grid > ROIALIGN_MAX_SAMPLING_GRID || gx.grid > ROIALIGN_MAX_SAMPLING_GRID) {
     return Invalid(RoiPrefix(k) + "adaptive sampling grid " + std::to_string(gy.grid) + " x " +
                    std::to_string(gx.grid) + " exceeds the limit " + std::to_string(ROIALIGN_MAX_SAMPLING_GRID) +
@@ -127,6 +96,89 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
     return Invalid(RoiPrefix(k) + "the call's work (channels x bins x samples summed over RoIs) exceeds the limit " +
                    std::to_string(ROIALIGN_MAX_WORK_PER_CALL) + "; split the call");
   }
+  return Status::Ok();
+}
+
+// A rotated RoI (docs/semantics.md#rotated-rois), its batch index checked: every value finite, before and after
+// scaling; no negative size when aligned (HALF_PIXEL; LEGACY raises sizes to 1); the grid and work within the caps.
+template <typename R>
+Status CheckRotatedRoi(const Params& params, const Inputs& in, int64_t k, int64_t batch, RoiTotals* totals,
+                       int64_t* work, RoiAxesOf<R>* axes) {
+  const R* const rois = std::is_same_v<R, double> ? reinterpret_cast<const R*>(in.rois_f64)
+                                                  : reinterpret_cast<const R*>(in.rois);
+  const R* const box = RoiRowAt(rois, in.batch_indices, RoiKind::kRotated, k).values;  // cx, cy, w, h, angle
+  static const char* const kNames[5] = {"cx", "cy", "w", "h", "angle"};
+  for (int i = 0; i < 5; ++i) {
+    if (!std::isfinite(box[i])) return Invalid(RoiPrefix(k) + kNames[i] + " is not finite (" + FloatText(box[i]) + ")");
+  }
+  const RoiAxesOf<R> a = RotatedAxesOf(box, batch, params.pooled_height, params.pooled_width, params);
+  const RotationOf<R>& t = a.rotation;
+  if (!std::isfinite(t.centre_y) || !std::isfinite(t.centre_x) || !std::isfinite(a.gy.roi) ||
+      !std::isfinite(a.gx.roi)) {
+    return Invalid(RoiPrefix(k) + "coordinates overflow " + (std::is_same_v<R, double> ? "float64" : "float32") +
+                   " after scaling by spatial_scale");
+  }
+  if (a.gy.roi < R(0) || a.gx.roi < R(0)) {
+    return Invalid(RoiPrefix(k) + "size " + FloatText(box[2]) + " x " + FloatText(box[3]) +
+                   " (w x h) is negative; an aligned (HALF_PIXEL) rotated RoI needs w >= 0 and h >= 0");
+  }
+  Status s = CheckGridAndWork(params, in.channels, k, a.gy, a.gx, work);
+  if (!s.ok()) return s;
+  // The turned box's bounding rectangle (+2 for interpolation), or the samples' taps if fewer.
+  const double hh = static_cast<double>(a.gy.roi), ww = static_cast<double>(a.gx.roi);
+  const double c = std::fabs(static_cast<double>(t.cos)), sn = std::fabs(static_cast<double>(t.sin));
+  const double samples = 4.0 * static_cast<double>(params.pooled_height * a.gy.grid) *
+                         static_cast<double>(params.pooled_width * a.gx.grid);
+  const double rows = std::min(static_cast<double>(in.height), hh * c + ww * sn + 2.0);
+  const double cols = std::min(static_cast<double>(in.width), hh * sn + ww * c + 2.0);
+  totals->footprint += std::min(rows * cols, samples);
+  totals->max_grid_h = std::max(totals->max_grid_h, a.gy.grid);
+  totals->max_grid_w = std::max(totals->max_grid_w, a.gx.grid);
+  *axes = a;
+  return Status::Ok();
+}
+
+template <typename R>
+Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
+                RoiAxesOf<R>* axes) {
+  const R* const rois = std::is_same_v<R, double> ? reinterpret_cast<const R*>(in.rois_f64)
+                                                  : reinterpret_cast<const R*>(in.rois);
+  const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width;
+  int64_t batch = 0;
+  if (in.batch_indices != nullptr) {
+    batch = in.batch_indices[k];
+    if (batch < 0 || batch >= N) {
+      return Invalid(RoiPrefix(k) + "batch index " + std::to_string(batch) + " is outside [0, " +
+                     std::to_string(N) + ")");
+    }
+  } else {
+    const R b = rois[RoiColumns(params.roi_kind, false) * k];
+    if (!std::isfinite(b) || b != std::floor(b)) {
+      return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is not an integer");
+    }
+    if (b < R(0) || static_cast<double>(b) >= static_cast<double>(N)) {
+      return Invalid(RoiPrefix(k) + "batch index " + FloatText(b) + " is outside [0, " + std::to_string(N) + ")");
+    }
+    batch = static_cast<int64_t>(b);
+  }
+  if (params.roi_kind == RoiKind::kRotated) return CheckRotatedRoi(params, in, k, batch, totals, work, axes);
+  const R* const coords = rois + (in.batch_indices != nullptr ? 4 * k : 5 * k + 1);  // x1, y1, x2, y2
+  for (int i = 0; i < 4; ++i) {
+    if (!std::isfinite(coords[i])) {
+      static const char* const kNames[4] = {"x1", "y1", "x2", "y2"};
+      return Invalid(RoiPrefix(k) + kNames[i] + " is not finite (" + FloatText(coords[i]) + ")");
+    }
+  }
+  const AxisGeometryOf<R> gy = AxisOf(coords[1], coords[3], params.pooled_height, params);
+  const AxisGeometryOf<R> gx = AxisOf(coords[0], coords[2], params.pooled_width, params);
+  Status s;
+  // Scaled coordinates can overflow to inf although the inputs were finite.
+  if (!std::isfinite(gy.start) || !std::isfinite(gy.roi) || !std::isfinite(gx.start) || !std::isfinite(gx.roi)) {
+    return Invalid(RoiPrefix(k) + "coordinates overflow " + (std::is_same_v<R, double> ? "float64" : "float32") +
+                   " after scaling by spatial_scale");
+  }
+  s = CheckGridAndWork(params, C, k, gy, gx, work);
+  if (!s.ok()) return s;
   // Taps read at most 2 rows per sample row and the rows the box spans (+2 for interpolation).
   const double rows = std::min({static_cast<double>(H), 2.0 * static_cast<double>(params.pooled_height * gy.grid),
                                 std::fabs(static_cast<double>(gy.roi)) + 2.0});
@@ -135,7 +187,7 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
   totals->footprint += rows * cols;
   totals->max_grid_h = std::max(totals->max_grid_h, gy.grid);
   totals->max_grid_w = std::max(totals->max_grid_w, gx.grid);
-  *axes = {batch, gy, gx};
+  *axes = {batch, gy, gx, {}};
   return Status::Ok();
 }
 

@@ -13,6 +13,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -125,11 +126,23 @@ HWY_INLINE void AddScaledTaps(const A* w, A* const* acc, const A* HWY_RESTRICT d
   }
 }
 
+// Where a rotated RoI's taps can reach along y: rows [lo, hi] of the map (clamped), from the box's corners, a
+// pixel wider on each side than rounding can move a sample. A superset: no contributing RoI is skipped.
+template <typename R>
+HWY_INLINE bool RotatedRowsReach(const RoiAxesOf<R>& a, int64_t size, int64_t begin, int64_t end) {
+  const double half = 0.5 * std::fabs(static_cast<double>(a.gy.roi)) * std::fabs(static_cast<double>(a.rotation.cos)) +
+                      0.5 * std::fabs(static_cast<double>(a.gx.roi)) * std::fabs(static_cast<double>(a.rotation.sin));
+  const double centre = static_cast<double>(a.rotation.centre_y), top = static_cast<double>(size - 1);
+  const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(centre - half - 1.0, 0.0, top)));
+  const int64_t hi = std::min(static_cast<int64_t>(std::floor(std::clamp(centre + half + 1.0, 0.0, top))) + 1, size - 1);
+  return lo < end && hi >= begin;
+}
+
 // For every channel, the first sample (MAX) or tap (MAX_ONNX, as 4 * sample + tap) of the bin attaining its
-// maximum, as PoolBinOf finds it, into args[0 .. np) (-1: none). ys: the bin row's y positions, xs: the bin's x.
-template <typename T, typename A = ComputeOf<T>>
+// maximum, as PoolBinOf finds it, into args[0 .. np) (-1: none). taps(iy, ix, &sy, &sx): a sample's taps.
+template <typename T, typename A, class Taps>
 void ArgmaxOfBin(const Problem& p, const MapStrides& m, int64_t b, int64_t c, int64_t n, int64_t np,
-                 const AxisTapOf<A>* ys, const AxisTapOf<A>* xs, int64_t grid_h, int64_t grid_w, A* args) {
+                 const Taps& taps, int64_t grid_h, int64_t grid_w, A* args) {
   const hn::ScalableTag<A> df;
   using V = hn::Vec<decltype(df)>;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -146,9 +159,9 @@ void ArgmaxOfBin(const Problem& p, const MapStrides& m, int64_t b, int64_t c, in
       arg = hn::IfThenElse(take, hn::Set(df, index), arg);
     };
     for (int64_t iy = 0; iy < grid_h; ++iy) {
-      const AxisTapOf<A>& sy = ys[iy];
       for (int64_t ix = 0; ix < grid_w; ++ix) {
-        const AxisTapOf<A>& sx = xs[ix];
+        AxisTapOf<A> sy, sx;
+        taps(iy, ix, &sy, &sx);
         // The four weighted taps (separate vectors: SVE's cannot be array elements); outside, four of value 0.
         V t0 = hn::Zero(df), t1 = hn::Zero(df), t2 = hn::Zero(df), t3 = hn::Zero(df);
         if (sy.valid && sx.valid) {
@@ -195,6 +208,7 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
   A* const gradient = data + layout.gradient;
   A* const args = data + layout.args;
   const PoolMode mode = p.params.pool_mode;
+  const bool rotated = p.params.roi_kind == RoiKind::kRotated;
   const MapStrides map = StridesOf(p.params.layout, C, H, W);
   const MapStrides grad = StridesOf(p.params.layout, C, PH, PW);
   const T* const dy = static_cast<const T*>(p.grad_output);
@@ -210,34 +224,45 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     const AxisGeometryOf<A>& gy = axes.gy;
     const AxisGeometryOf<A>& gx = axes.gx;
     if (gy.grid * gx.grid == 0) continue;  // no samples: nothing flows back
-    if (!RowsReach(gy, PH, H, y_begin, y_end)) continue;
-    for (int64_t pw = 0; pw < PW; ++pw) {
+    if (!(rotated ? RotatedRowsReach(axes, H, y_begin, y_end) : RowsReach(gy, PH, H, y_begin, y_end))) continue;
+    for (int64_t pw = 0; pw < PW && !rotated; ++pw) {
       for (int64_t ix = 0; ix < gx.grid; ++ix) {
         xs[pw * gx.grid + ix] = TapOf(SamplePosition(gx, pw, ix), W);
       }
     }
     const A count = static_cast<A>(gy.grid * gx.grid);
     for (int64_t ph = 0; ph < PH; ++ph) {
-      bool reaches = false;  // whether a tap of the bin row lands in the range's rows
-      for (int64_t iy = 0; iy < gy.grid; ++iy) {
+      bool reaches = rotated;  // whether a tap of the bin row lands in the range's rows (rotated: taken as yes)
+      for (int64_t iy = 0; iy < gy.grid && !rotated; ++iy) {
         const AxisTapOf<A>& s = ys[iy] = TapOf(SamplePosition(gy, ph, iy), H);
         reaches |= s.valid && (in_band(s.lo) || in_band(s.hi));
       }
       if (!reaches) continue;
       for (int64_t pw = 0; pw < PW; ++pw) {
         const AxisTapOf<A>* const xrow = xs + pw * gx.grid;
+        // A sample's taps along y and x: the bin row's and column's (separable), or a rotated sample's own.
+        auto taps = [&](int64_t iy, int64_t ix, AxisTapOf<A>* sy, AxisTapOf<A>* sx) HWY_ATTR {
+          if (rotated) {
+            const MapPointOf<A> at = RotatedSample(axes, ph, pw, iy, ix);
+            *sy = TapOf(at.y, H);
+            *sx = TapOf(at.x, W);
+          } else {
+            *sy = ys[iy];
+            *sx = xrow[ix];
+          }
+        };
         LoadChannels(dy, grad, k, c0, n, ph, pw, gradient);
         if (mode == PoolMode::kAvg) {
           // The forward divides the bin's sum by the count; its transpose scales dY once per bin.
           const auto vcount = hn::Set(df, count);
           for (int64_t j = 0; j < np; j += lanes) hn::Store(hn::Div(hn::Load(df, gradient + j), vcount), df, gradient + j);
           for (int64_t iy = 0; iy < gy.grid; ++iy) {
-            const AxisTapOf<A>& sy = ys[iy];
-            const bool top = sy.valid && in_band(sy.lo), bottom = sy.valid && in_band(sy.hi);
-            if (!top && !bottom) continue;
+            if (!rotated && !(ys[iy].valid && (in_band(ys[iy].lo) || in_band(ys[iy].hi)))) continue;
             for (int64_t ix = 0; ix < gx.grid; ++ix) {
-              const AxisTapOf<A>& sx = xrow[ix];
-              if (!sx.valid) continue;
+              AxisTapOf<A> sy, sx;
+              taps(iy, ix, &sy, &sx);
+              const bool top = sy.valid && in_band(sy.lo), bottom = sy.valid && in_band(sy.hi);
+              if (!sx.valid || (!top && !bottom)) continue;
               // The taps in the band, in the order (y0,x0) (y0,x1) (y1,x0) (y1,x1).
               const A w[4] = {sy.w_lo * sx.w_lo, sy.w_lo * sx.w_hi, sy.w_hi * sx.w_lo, sy.w_hi * sx.w_hi};
               A* const at[4] = {top ? pixel(sy.lo, sx.lo) : nullptr, top ? pixel(sy.lo, sx.hi) : nullptr,
@@ -251,13 +276,13 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
           }
           continue;
         }
-        ArgmaxOfBin<T>(p, map, r.image, c0, n, np, ys, xrow, gy.grid, gx.grid, args);
+        ArgmaxOfBin<T>(p, map, r.image, c0, n, np, taps, gy.grid, gx.grid, args);
         for (int64_t j = 0; j < n; ++j) {
           if (args[j] < A(0)) continue;  // every value NaN: no sample attains the maximum
           const int64_t a = static_cast<int64_t>(args[j]);
           const int64_t sample = mode == PoolMode::kMaxOnnx ? a / 4 : a;
-          const AxisTapOf<A>& sy = ys[sample / gx.grid];
-          const AxisTapOf<A>& sx = xrow[sample % gx.grid];
+          AxisTapOf<A> sy, sx;
+          taps(sample / gx.grid, sample % gx.grid, &sy, &sx);
           if (!sy.valid || !sx.valid) continue;  // an argmax outside the map read no pixel
           const int64_t ty[4] = {sy.lo, sy.lo, sy.hi, sy.hi};
           const int64_t tx[4] = {sx.lo, sx.hi, sx.lo, sx.hi};

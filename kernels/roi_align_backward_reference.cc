@@ -66,12 +66,14 @@ void AccumulateTile(const Problem& p, int64_t image, const Tile<Acc>& tile) {
   for (int64_t i = 0; i < RunCount(p); ++i) {
     const int64_t k = RunRoi(p, i);
     assert(i == 0 || RunRoi(p, i - 1) < k);  // the order of the sum is the order of the RoI indices
-    const RoiRecordOf<Acc> roi = RoiAt(RoisOf<Acc>(p), p.batch_indices, k);
-    if (roi.batch != image) continue;
-    const AxisGeometryOf<Acc> gy = AxisOf(roi.y1, roi.y2, PH, p.params);
-    const AxisGeometryOf<Acc> gx = AxisOf(roi.x1, roi.x2, PW, p.params);
+    const RoiSamplingOf<Acc> roi = ReferenceSampling<Acc>(p, k);
+    if (roi.axes.batch != image) continue;
+    const AxisGeometryOf<Acc>& gy = roi.axes.gy;
+    const AxisGeometryOf<Acc>& gx = roi.axes.gx;
     if (gy.grid * gx.grid == 0) continue;  // no samples: the bins are constant 0, nothing flows back
-    if (!AxisReaches(gy, PH, H, tile.y_begin, tile.y_end) || !AxisReaches(gx, PW, W, tile.x_begin, tile.x_end)) {
+    // Axis-aligned RoIs out of the tile's reach are skipped; a rotated one is walked whole.
+    if (!roi.rotated &&
+        (!AxisReaches(gy, PH, H, tile.y_begin, tile.y_end) || !AxisReaches(gx, PW, W, tile.x_begin, tile.x_end))) {
       continue;
     }
     const Acc count = static_cast<Acc>(gy.grid * gx.grid);
@@ -84,9 +86,9 @@ void AccumulateTile(const Problem& p, int64_t image, const Tile<Acc>& tile) {
             // The forward divides the bin's sum by the count; its transpose scales dY once per bin.
             const Acc d = g / count;
             for (int64_t iy = 0; iy < gy.grid; ++iy) {
-              const Acc y = SamplePosition(gy, ph, iy);
               for (int64_t ix = 0; ix < gx.grid; ++ix) {
-                if (!TapsOfSample(H, W, y, SamplePosition(gx, pw, ix), &taps)) continue;  // outside: no pixels
+                const MapPointOf<Acc> at = roi.Point(ph, pw, iy, ix);
+                if (!TapsOfSample(H, W, at.y, at.x, &taps)) continue;  // outside: no pixels
                 for (int t = 0; t < 4; ++t) tile.Add(taps.y[t], taps.x[t], static_cast<Acc>(taps.w[t]) * d);
               }
             }
@@ -94,11 +96,11 @@ void AccumulateTile(const Problem& p, int64_t image, const Tile<Acc>& tile) {
           }
           case PoolMode::kMax:
           case PoolMode::kMaxOnnx: {
-            const PooledBinOf<Acc> bin = PoolBinOf<T>(p, map, image, c, gy, gx, ph, pw);
+            const PooledBinOf<Acc> bin = PoolBinOf<T>(p, map, c, roi, ph, pw);
             if (bin.arg_sample < 0) break;  // every value NaN: no sample attains the maximum
-            const int64_t iy = bin.arg_sample / gx.grid, ix = bin.arg_sample % gx.grid;
+            const MapPointOf<Acc> at = roi.Point(ph, pw, bin.arg_sample / gx.grid, bin.arg_sample % gx.grid);
             // An argmax outside the map was a sample (or tap) of value 0 that reads no pixel.
-            if (!TapsOfSample(H, W, SamplePosition(gy, ph, iy), SamplePosition(gx, pw, ix), &taps)) break;
+            if (!TapsOfSample(H, W, at.y, at.x, &taps)) break;
             for (int t = 0; t < 4; ++t) {
               if (mode == PoolMode::kMax || t == bin.arg_tap) {
                 tile.Add(taps.y[t], taps.x[t], static_cast<Acc>(taps.w[t]) * g);

@@ -71,19 +71,18 @@ HWY_INLINE void StoreAt(V64 x, const ChannelVector& v, int64_t at, double* out) 
 
 // One bin of one vector of channels, as the reference pools it (roi_align_reference.h PoolBinOf): AVG sums the
 // samples and divides by their count; MAX keeps the first largest sample, MAX_ONNX the first largest tap; a NaN
-// never replaces the running maximum. Taps along x come from xs (the bin's, precomputed) or are computed here.
-template <PoolMode M>
-HWY_INLINE V64 PoolBin(const double* map, const ChannelVector& v, const MapStrides& m, int64_t image,
-                       const AxisGeometryOf<double>& gy, const AxisGeometryOf<double>& gx, int64_t ph, int64_t pw,
-                       int64_t H, int64_t W, const AxisTapOf<double>* xs) {
+// never replaces the running maximum. taps(iy, ix, &ty, &tx) gives a sample's taps along y and x.
+template <PoolMode M, class Taps>
+HWY_INLINE V64 PoolBin(const double* map, const ChannelVector& v, const MapStrides& m, int64_t image, int64_t grid_h,
+                       int64_t grid_w, const Taps& taps) {
   const D64 d;
   V64 acc = M == PoolMode::kAvg ? hn::Zero(d) : hn::Set(d, -HUGE_VAL);
   auto raise = [&](V64 value) { acc = hn::IfThenElse(hn::Lt(acc, value), value, acc); };
   const int64_t image_offset = image * m.image;
-  for (int64_t iy = 0; iy < gy.grid; ++iy) {
-    const AxisTapOf<double> ty = TapOf(SamplePosition(gy, ph, iy), H);
-    for (int64_t ix = 0; ix < gx.grid; ++ix) {
-      const AxisTapOf<double> tx = xs != nullptr ? xs[ix] : TapOf(SamplePosition(gx, pw, ix), W);
+  for (int64_t iy = 0; iy < grid_h; ++iy) {
+    for (int64_t ix = 0; ix < grid_w; ++ix) {
+      AxisTapOf<double> ty, tx;
+      taps(iy, ix, &ty, &tx);
       if (!ty.valid || !tx.valid) {  // outside: four taps of value 0
         if (M == PoolMode::kAvg) acc = hn::Add(acc, hn::Zero(d));
         if (M != PoolMode::kAvg) raise(hn::Zero(d));
@@ -104,8 +103,8 @@ HWY_INLINE V64 PoolBin(const double* map, const ChannelVector& v, const MapStrid
       }
     }
   }
-  if (gy.grid * gx.grid == 0) return hn::Zero(d);  // a bin with no samples is 0 in every mode
-  if (M == PoolMode::kAvg) return hn::Div(acc, hn::Set(d, static_cast<double>(gy.grid * gx.grid)));
+  if (grid_h * grid_w == 0) return hn::Zero(d);  // a bin with no samples is 0 in every mode
+  if (M == PoolMode::kAvg) return hn::Div(acc, hn::Set(d, static_cast<double>(grid_h * grid_w)));
   return acc;
 }
 
@@ -123,9 +122,10 @@ void RoisOf(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begi
   const double* const in = static_cast<const double*>(p.input);
   double* const out = static_cast<double*>(p.output);
   AxisTapOf<double> xs[kPrecomputedColumns];
+  const bool rotated = p.params.roi_kind == RoiKind::kRotated;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
     const RoiAxesOf<double>& a = p.axes_f64[k];
-    const bool precomputed = a.gx.grid <= kPrecomputedColumns;
+    const bool precomputed = !rotated && a.gx.grid <= kPrecomputedColumns;
     for (int64_t c = c_begin; c < c_end; c += lanes) {
       ChannelVector in_v, out_v;
       ChannelVectorAt(map, c, std::min(lanes, c_end - c), &in_v);
@@ -133,7 +133,18 @@ void RoisOf(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begi
       for (int64_t pw = 0; pw < PW; ++pw) {
         for (int64_t ix = 0; precomputed && ix < a.gx.grid; ++ix) xs[ix] = TapOf(SamplePosition(a.gx, pw, ix), W);
         for (int64_t ph = 0; ph < PH; ++ph) {
-          const V64 bin = PoolBin<M>(in, in_v, map, a.batch, a.gy, a.gx, ph, pw, H, W, precomputed ? xs : nullptr);
+          // Separable taps (x's precomputed for the bin column when they fit), or a rotated sample's own.
+          auto taps = [&](int64_t iy, int64_t ix, AxisTapOf<double>* ty, AxisTapOf<double>* tx) HWY_ATTR {
+            if (rotated) {
+              const MapPointOf<double> at = RotatedSample(a, ph, pw, iy, ix);
+              *ty = TapOf(at.y, H);
+              *tx = TapOf(at.x, W);
+              return;
+            }
+            *ty = TapOf(SamplePosition(a.gy, ph, iy), H);
+            *tx = precomputed ? xs[ix] : TapOf(SamplePosition(a.gx, pw, ix), W);
+          };
+          const V64 bin = PoolBin<M>(in, in_v, map, a.batch, a.gy.grid, a.gx.grid, taps);
           StoreAt(bin, out_v, output.Offset(k, 0, ph, pw), out);
         }
       }

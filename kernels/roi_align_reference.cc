@@ -15,8 +15,8 @@ namespace roialign {
 namespace internal {
 namespace {
 
-// Element offsets from the layout table, the same one the planner reads. As the oracle it computes each RoI's
-// geometry from the RoI itself rather than reading validation's, so that a fault there cannot hide in both.
+// Element offsets from the layout table, the same one the planner reads; each RoI's geometry from its own row
+// (ReferenceSampling), axis-aligned or rotated.
 template <typename T, typename R = ComputeOf<T>>
 void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begin, int64_t c_end) {
   const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
@@ -24,14 +24,14 @@ void RoiAlignReference(const Problem& p, int64_t roi_begin, int64_t roi_end, int
   const MapStrides output = StridesOf(p.params.layout, p.channels, PH, PW);
   const PoolMode mode = p.params.pool_mode;
   for (int64_t k = roi_begin; k < roi_end; ++k) {
-    const RoiRecordOf<R> roi = RoiAt(RoisOf<R>(p), p.batch_indices, k);
-    const AxisGeometryOf<R> gy = AxisOf(roi.y1, roi.y2, PH, p.params);
-    const AxisGeometryOf<R> gx = AxisOf(roi.x1, roi.x2, PW, p.params);
+    const RoiSamplingOf<R> roi = ReferenceSampling<R>(p, k);
+    const AxisGeometryOf<R>& gy = roi.axes.gy;
+    const AxisGeometryOf<R>& gx = roi.axes.gx;
     const int64_t count = std::max<int64_t>(gy.grid * gx.grid, 1);
     for (int64_t c = c_begin; c < c_end; ++c) {
       for (int64_t ph = 0; ph < PH; ++ph) {
         for (int64_t pw = 0; pw < PW; ++pw) {
-          const PooledBinOf<R> bin = PoolBinOf<T>(p, map, roi.batch, c, gy, gx, ph, pw);
+          const PooledBinOf<R> bin = PoolBinOf<T>(p, map, c, roi, ph, pw);
           R out;
           if (gy.grid * gx.grid == 0) {
             out = 0;  // a bin with no samples is 0 in every mode

@@ -53,6 +53,27 @@ inline bool TapsOfSample(int64_t H, int64_t W, R y, R x, BilinearTaps<R>* taps) 
   return true;
 }
 
+// One RoI's sampling as the oracle computes it, from the RoI's own row rather than validation's geometry (so that a
+// fault there cannot hide in both): its batch index, grid, and where each sample lies on the map.
+template <typename R>
+struct RoiSamplingOf {
+  RoiAxesOf<R> axes;
+  bool rotated = false;
+  // Sample (iy, ix) of bin (ph, pw): separable for an axis-aligned RoI, turned for a rotated one.
+  MapPointOf<R> Point(int64_t ph, int64_t pw, int64_t iy, int64_t ix) const {
+    if (rotated) return RotatedSample(axes, ph, pw, iy, ix);
+    return {SamplePosition(axes.gy, ph, iy), SamplePosition(axes.gx, pw, ix)};
+  }
+};
+template <typename R>
+RoiSamplingOf<R> ReferenceSampling(const Problem& p, int64_t k) {
+  const int64_t PH = p.params.pooled_height, PW = p.params.pooled_width;
+  const RoiRowOf<R> row = RoiRowAt(RoisOf<R>(p), p.batch_indices, p.params.roi_kind, k);
+  if (p.params.roi_kind == RoiKind::kRotated) return {RotatedAxesOf(row.values, row.batch, PH, PW, p.params), true};
+  const R* const v = row.values;  // x1, y1, x2, y2
+  return {{row.batch, AxisOf(v[1], v[3], PH, p.params), AxisOf(v[0], v[2], PW, p.params), {}}, false};
+}
+
 // One bin of one channel, pooled as the forward defines it, and where its maximum came from.
 template <typename R>
 struct PooledBinOf {
@@ -68,8 +89,11 @@ struct PooledBinOf {
 // argmax, a NaN is skipped, and on a bin of -Inf values the first of them attains the initial -Inf. Computed in
 // the element type's precision R (ComputeOf<T>).
 template <typename T, typename R = ComputeOf<T>>
-PooledBinOf<R> PoolBinOf(const Problem& p, const MapStrides& map, int64_t b, int64_t c, const AxisGeometryOf<R>& gy,
-                         const AxisGeometryOf<R>& gx, int64_t ph, int64_t pw) {
+PooledBinOf<R> PoolBinOf(const Problem& p, const MapStrides& map, int64_t c, const RoiSamplingOf<R>& roi, int64_t ph,
+                         int64_t pw) {
+  const int64_t b = roi.axes.batch;
+  const AxisGeometryOf<R>& gy = roi.axes.gy;
+  const AxisGeometryOf<R>& gx = roi.axes.gx;
   const PoolMode mode = p.params.pool_mode;
   const T* const input = static_cast<const T*>(p.input);
   PooledBinOf<R> bin;
@@ -81,12 +105,11 @@ PooledBinOf<R> PoolBinOf(const Problem& p, const MapStrides& map, int64_t b, int
     }
   };
   for (int64_t iy = 0; iy < gy.grid; ++iy) {
-    const R y = SamplePosition(gy, ph, iy);
     for (int64_t ix = 0; ix < gx.grid; ++ix) {
-      const R x = SamplePosition(gx, pw, ix);
+      const MapPointOf<R> at = roi.Point(ph, pw, iy, ix);
       R t[4] = {0, 0, 0, 0};  // outside: four taps of value 0
       BilinearTaps<R> taps;
-      if (TapsOfSample(p.height, p.width, y, x, &taps)) {
+      if (TapsOfSample(p.height, p.width, at.y, at.x, &taps)) {
         for (int i = 0; i < 4; ++i) t[i] = taps.w[i] * Widen(input[map.Offset(b, c, taps.y[i], taps.x[i])]);
       }
       const R value = t[0] + t[1] + t[2] + t[3];

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/enums.h"
 #include "core/library.h"
 
 namespace roialign {
@@ -83,12 +84,21 @@ inline AxisGeometryOf<R> AxisOf(R c1, R c2, int64_t pooled, const Params& p) {
   return g;
 }
 
+// A rotated RoI's frame (docs/semantics.md#rotated-rois): its centre on the map and its angle's cosine and sine. An
+// axis-aligned RoI has none (the identity).
+template <typename R>
+struct RotationOf {
+  R centre_y = 0, centre_x = 0, cos = 1, sin = 0;
+};
+
 // One RoI's batch index and the geometry of both axes: computed once per call, by validation, which must check
-// them anyway; the planner and the kernels read this result.
+// them anyway; the planner and the kernels read this result. A rotated RoI's axes are its own (y along h, x along w,
+// from -h'/2 and -w'/2), and `rotation` turns and moves each sample onto the map.
 template <typename R>
 struct RoiAxesOf {
   int64_t batch = 0;
   AxisGeometryOf<R> gy, gx;
+  RotationOf<R> rotation;
 };
 using RoiAxes = RoiAxesOf<float>;
 
@@ -96,6 +106,43 @@ using RoiAxes = RoiAxesOf<float>;
 template <typename R>
 inline R SamplePosition(const AxisGeometryOf<R>& g, int64_t b, int64_t i) {
   return g.start + static_cast<R>(b) * g.bin + (static_cast<R>(i) + R(0.5)) * g.bin / static_cast<R>(g.grid);
+}
+
+// Sample (iy, ix) of bin (ph, pw) of a rotated RoI, on the map: the point in the box's frame, turned by the angle
+// and moved to the centre, in the order docs/semantics.md writes it (each product and sum rounded on its own).
+template <typename R>
+struct MapPointOf {
+  R y, x;
+};
+template <typename R>
+inline MapPointOf<R> RotatedSample(const RoiAxesOf<R>& a, int64_t ph, int64_t pw, int64_t iy, int64_t ix) {
+  const R yy = SamplePosition(a.gy, ph, iy), xx = SamplePosition(a.gx, pw, ix);
+  const RotationOf<R>& t = a.rotation;
+  return {yy * t.cos - xx * t.sin + t.centre_y, yy * t.sin + xx * t.cos + t.centre_x};
+}
+
+// A rotated RoI's row (cx, cy, w, h, angle), its batch index given, as geometry: the centre scaled and moved by the
+// coordinate mode (HALF_PIXEL: -0.5, aligned; LEGACY: not, and w and h at least 1), the bins along the box's own
+// axes, and the angle as a cosine and sine. The angle in DEGREES becomes radians in double, rounded once to R.
+// Validation refuses what is not finite and a negative size (HALF_PIXEL) before kernels read the result.
+template <typename R>
+inline RoiAxesOf<R> RotatedAxesOf(const R* box, int64_t batch, int64_t pooled_h, int64_t pooled_w, const Params& p) {
+  const R scale = ScaleOf<R>(p);
+  const bool aligned = p.coordinate_mode == CoordinateMode::kHalfPixel;
+  const R offset = aligned ? R(0.5) : R(0);
+  R w = box[2] * scale, h = box[3] * scale;
+  if (!aligned) {
+    w = std::fmax(w, R(1));
+    h = std::fmax(h, R(1));
+  }
+  R theta = p.angle_unit == AngleUnit::kDegrees ? static_cast<R>(static_cast<double>(box[4]) * M_PI / 180.0) : box[4];
+  if (p.rotation == Rotation::kClockwise) theta = -theta;
+  RoiAxesOf<R> a;
+  a.batch = batch;
+  a.gy = {-h / R(2), h / static_cast<R>(pooled_h), h, GridSize(h, pooled_h, p.sampling_ratio)};
+  a.gx = {-w / R(2), w / static_cast<R>(pooled_w), w, GridSize(w, pooled_w, p.sampling_ratio)};
+  a.rotation = {box[1] * scale - offset, box[0] * scale - offset, std::cos(theta), std::sin(theta)};
+  return a;
 }
 
 // The two taps of a sample along one axis: indices lo <= hi and weights (1 - l, l).
@@ -136,6 +183,21 @@ inline void FillAxisTaps(const AxisGeometryOf<R>& g, int64_t pooled, int64_t siz
   for (int64_t b = 0; b < pooled; ++b) {
     for (int64_t i = 0; i < g.grid; ++i) taps[b * g.grid + i] = TapOf(SamplePosition(g, b, i), size);
   }
+}
+
+// The batch index of RoI k and its values after the batch column (already validated): x1, y1, x2, y2, or a rotated
+// RoI's cx, cy, w, h, angle.
+template <typename R>
+struct RoiRowOf {
+  int64_t batch;
+  const R* values;
+};
+template <typename R>
+inline RoiRowOf<R> RoiRowAt(const R* rois, const int64_t* batch_indices, RoiKind kind, int64_t k) {
+  const int64_t columns = RoiColumns(kind, batch_indices != nullptr);
+  const R* const row = rois + columns * k;
+  if (batch_indices != nullptr) return {batch_indices[k], row};
+  return {static_cast<int64_t>(row[0]), row + 1};
 }
 
 // The four coordinates (x1, y1, x2, y2) of RoI k and its batch index (already validated).

@@ -42,6 +42,7 @@ void AddDescriptor(const KernelDescriptor& d, std::vector<ImplementationPtr>* ou
       }
       impl.pool_modes = AllMask<PoolMode>();
       impl.coordinate_modes = AllMask<CoordinateMode>();
+      impl.roi_kinds = AllMask<RoiKind>();
       impl.builtin = entry.fns;
       out->push_back(std::make_shared<const Implementation>(std::move(impl)));
     }

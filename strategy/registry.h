@@ -23,6 +23,8 @@ struct Implementation {
   int64_t hwy_target = 0; // the ISA it needs (a Highway target bit); 0: any CPU
   int32_t priority = 0;
   uint32_t layouts = 0, dtypes = 0, pool_modes = 0, coordinate_modes = 0;  // masks of Bit(value)
+  // Built-in kernels serve both kinds of RoI; registered implementations (roialign_implementation) axis-aligned ones.
+  uint32_t roi_kinds = Bit(RoiKind::kAxisAligned);
   uint32_t backward_dtypes = 0;  // the dtypes it also runs the backward of (built-in kernels only)
   // Built-in kernels, from their descriptor: the functions of their target per dtype (null where not served).
   PerDType builtin{};

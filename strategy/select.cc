@@ -133,7 +133,8 @@ SelectResult Select(const std::string& target, const Params& params) {
        {Serves(target, runnable, &Implementation::layouts, params.layout),
         Serves(target, runnable, &Implementation::dtypes, params.dtype),
         Serves(target, runnable, &Implementation::pool_modes, params.pool_mode),
-        Serves(target, runnable, &Implementation::coordinate_modes, params.coordinate_mode)}) {
+        Serves(target, runnable, &Implementation::coordinate_modes, params.coordinate_mode),
+        Serves(target, runnable, &Implementation::roi_kinds, params.roi_kind)}) {
     if (!refusal.ok()) return refusal;
   }
   if (params.backward) {
@@ -142,7 +143,8 @@ SelectResult Select(const std::string& target, const Params& params) {
   }
   for (const ImplementationPtr& impl : runnable) {
     if ((impl->layouts & Bit(params.layout)) && (impl->dtypes & Bit(params.dtype)) &&
-        (impl->pool_modes & Bit(params.pool_mode)) && (impl->coordinate_modes & Bit(params.coordinate_mode))) {
+        (impl->pool_modes & Bit(params.pool_mode)) && (impl->coordinate_modes & Bit(params.coordinate_mode)) &&
+        (impl->roi_kinds & Bit(params.roi_kind))) {
       return KernelAccess::Make(Bind(*impl, params), params);
     }
   }
@@ -163,6 +165,7 @@ Status QueryTarget(const std::string& target, TargetInfo* info) {
   info->dtypes = internal::ValuesIn<DType>(Union(runnable, &Implementation::dtypes));
   info->pool_modes = internal::ValuesIn<PoolMode>(Union(runnable, &Implementation::pool_modes));
   info->coordinate_modes = internal::ValuesIn<CoordinateMode>(Union(runnable, &Implementation::coordinate_modes));
+  info->roi_kinds = internal::ValuesIn<RoiKind>(Union(runnable, &Implementation::roi_kinds));
   // runnable is best first: the preferred layout is the lowest one its best implementation serves.
   info->preferred_layout = internal::ValuesIn<Layout>(runnable.front()->layouts).front();
   // The largest block (4, 8 or 16) no wider than its f32 vectors: one vector per block's pixel.

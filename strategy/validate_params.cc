@@ -39,8 +39,21 @@ Status ValidateParams(const Params& p) {
                    std::to_string(ROIALIGN_MAX_SAMPLING_GRID));
   }
   for (const Status& s : {CheckKnown(p.layout), CheckKnown(p.dtype), CheckKnown(p.pool_mode),
-                          CheckKnown(p.coordinate_mode)}) {
+                          CheckKnown(p.coordinate_mode), CheckKnown(p.roi_kind), CheckKnown(p.angle_unit),
+                          CheckKnown(p.rotation)}) {
     if (!s.ok()) return s;
+  }
+  // Rotated RoIs (docs/semantics.md#rotated-rois): `aligned` is the coordinate mode, HALF_PIXEL or LEGACY; the angle's
+  // unit and direction mean nothing to an axis-aligned box.
+  if (p.roi_kind == RoiKind::kRotated && p.coordinate_mode != CoordinateMode::kHalfPixel &&
+      p.coordinate_mode != CoordinateMode::kLegacy) {
+    return Invalid(std::string("rotated RoIs take coordinate mode HALF_PIXEL (aligned) or LEGACY (mmcv's "
+                               "aligned=False), not ") + ToString(p.coordinate_mode));
+  }
+  if (p.roi_kind == RoiKind::kAxisAligned &&
+      (p.angle_unit != AngleUnit::kRadians || p.rotation != Rotation::kCounterClockwise)) {
+    return Invalid(std::string("angle unit ") + ToString(p.angle_unit) + " and rotation " + ToString(p.rotation) +
+                   " are read for rotated RoIs only (roi kind ROTATED); leave them RADIANS and COUNTER_CLOCKWISE");
   }
   // F64 reads its scale in double (0 takes spatial_scale); the other dtypes have no use for one.
   if (p.spatial_scale_f64 != 0.0 && p.dtype != DType::kF64) {

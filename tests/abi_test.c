@@ -69,7 +69,7 @@ int main(void) {
   options.num_threads = 1;
 
   /* The sizes this program was built with (1.3: params and inputs grew a double scale and double RoIs). */
-  CHECK(sizeof(roialign_params) == 56 && sizeof(roialign_inputs) == 520 && sizeof(roialign_options) == 40);
+  CHECK(sizeof(roialign_params) == 72 && sizeof(roialign_inputs) == 520 && sizeof(roialign_options) == 40);
   CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
   CHECK(roialign_run(kernel, &in, expected, &options) == ROIALIGN_OK);
   roialign_kernel_free(kernel);
@@ -118,6 +118,26 @@ int main(void) {
   CHECK(roialign_select("host", Place(&pb, &params, 48, 8, 0xFF, 48), &kernel) == ROIALIGN_OK);
   roialign_kernel_free(kernel);
   kernel = NULL;
+  /* A 1.3 caller's params end where 1.4's roi_kind begins (56 bytes): the poison after them is not read (as enums
+   * it would be unknown values, refused). */
+  CHECK(roialign_select("host", Place(&pb, &params, 56, 16, 0xFF, 56), &kernel) == ROIALIGN_OK);
+  roialign_kernel_free(kernel);
+  kernel = NULL;
+  /* 1.4's fields are read: rotated RoIs with an angle unit, and a nonzero reserved field refused. */
+  params.roi_kind = ROIALIGN_ROI_ROTATED;
+  params.angle_unit = ROIALIGN_ANGLE_DEGREES;
+  params.coordinate_mode = ROIALIGN_COORD_HALF_PIXEL_CENTERED;
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
+  params.coordinate_mode = ROIALIGN_COORD_LEGACY;
+  params.reserved = 1;
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_INVALID_ARGUMENT);
+  CHECK(strstr(roialign_last_error(), "params->reserved is 1") != NULL);
+  params.reserved = 0;
+  CHECK(roialign_select("host", &params, &kernel) == ROIALIGN_OK);
+  roialign_kernel_free(kernel);
+  kernel = NULL;
+  params.roi_kind = ROIALIGN_ROI_AXIS_ALIGNED;
+  params.angle_unit = ROIALIGN_ANGLE_RADIANS;
 
   /* Sizes below 1.0's, unknown flags, a nonzero reserved field: refused, nothing written. */
   CHECK(roialign_select("host", Place(&pb, &params, sizeof(params), 0, 0, 44), &kernel) == ROIALIGN_INVALID_ARGUMENT);

@@ -219,7 +219,11 @@ int main(void) {
     CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_STATUS, ROIALIGN_OUT_OF_MEMORY), "OUT_OF_MEMORY") == 0);
     CHECK(roialign_enum_name(ROIALIGN_ENUM_COORDINATE_MODE, 4) == NULL);
     CHECK(roialign_enum_name(ROIALIGN_ENUM_LAYOUT, -1) == NULL);
-    CHECK(roialign_enum_name((roialign_enum_kind)6, 0) == NULL);
+    CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_ROI_KIND, ROIALIGN_ROI_ROTATED), "ROTATED") == 0);
+    CHECK(strcmp(roialign_enum_name(ROIALIGN_ENUM_ANGLE_UNIT, ROIALIGN_ANGLE_DEGREES), "DEGREES") == 0);
+    CHECK(roialign_enum_parse(ROIALIGN_ENUM_ROTATION, "CLOCKWISE") == ROIALIGN_ROTATION_CLOCKWISE);
+    CHECK(roialign_enum_name(ROIALIGN_ENUM_ROTATION, 2) == NULL);
+    CHECK(roialign_enum_name((roialign_enum_kind)9, 0) == NULL);
     CHECK(roialign_enum_parse(ROIALIGN_ENUM_COORDINATE_MODE, "HALF_PIXEL_CENTERED") ==
           ROIALIGN_COORD_HALF_PIXEL_CENTERED);
     CHECK(roialign_enum_parse(ROIALIGN_ENUM_STATUS, "UNSUPPORTED") == ROIALIGN_UNSUPPORTED);

@@ -25,7 +25,7 @@
 
 /* The version of this header; roialign_version() gives the library's. */
 #define ROIALIGN_VERSION_MAJOR 1
-#define ROIALIGN_VERSION_MINOR 3
+#define ROIALIGN_VERSION_MINOR 4
 #define ROIALIGN_VERSION_PATCH 0
 #define ROIALIGN_VERSION (ROIALIGN_VERSION_MAJOR * 10000 + ROIALIGN_VERSION_MINOR * 100 + ROIALIGN_VERSION_PATCH)
 
@@ -68,6 +68,14 @@ typedef enum {
   ROIALIGN_COORD_LEGACY_UNCLAMPED = 3 /* LEGACY without the 1-pixel minimum size: TVM aligned=True */
 } roialign_coordinate_mode;
 
+/* Rotated RoIs (since 1.4; docs/semantics.md#rotated-rois): a RoI is a box (cx, cy, w, h, angle) turned about its
+ * centre (detectron2's and mmcv's ROIAlignRotated, OpenVINO's ROIAlignRotated-15). The angle's unit and the
+ * direction it turns are attributes; `aligned` is the coordinate mode: HALF_PIXEL (aligned: the centre moves by
+ * -0.5 pixel) or LEGACY (mmcv's aligned=False: w and h at least 1 pixel). */
+typedef enum { ROIALIGN_ROI_AXIS_ALIGNED = 0, ROIALIGN_ROI_ROTATED = 1 } roialign_roi_kind;
+typedef enum { ROIALIGN_ANGLE_RADIANS = 0, ROIALIGN_ANGLE_DEGREES = 1 } roialign_angle_unit;
+typedef enum { ROIALIGN_ROTATION_COUNTER_CLOCKWISE = 0, ROIALIGN_ROTATION_CLOCKWISE = 1 } roialign_rotation;
+
 /* ROIALIGN_VERSION of the library that is running (a 1.0 binary may run on a 1.3 library). */
 ROIALIGN_API int32_t roialign_version(void);
 
@@ -93,6 +101,13 @@ typedef struct {
   /* Since 1.3. The spatial scale of an F64 kernel, which reads it in double; 0 (the default) takes spatial_scale.
    * Other dtypes read spatial_scale and require this to be 0. */
   double spatial_scale_f64;
+  /* Since 1.4. ROTATED: the RoIs are rotated boxes, rows of 6 (batch, cx, cy, w, h, angle) or of 5 with batch
+   * indices, in coordinate mode HALF_PIXEL or LEGACY. angle_unit and rotation are read for ROTATED only and must be
+   * 0 otherwise. */
+  roialign_roi_kind roi_kind;     /* default AXIS_ALIGNED */
+  roialign_angle_unit angle_unit; /* default RADIANS */
+  roialign_rotation rotation;     /* default COUNTER_CLOCKWISE: a positive angle turns x towards y */
+  int32_t reserved;               /* 0 */
 } roialign_params;
 
 /* roialign_params.flags (since 1.2): the kernel must also run the backward (roialign_run_backward). Selection then
@@ -102,7 +117,9 @@ typedef struct {
 
 static inline void roialign_params_init(roialign_params* params) {
   const roialign_params defaults = {sizeof(roialign_params), 0u, 7, 7, 1.0f, 0, ROIALIGN_COORD_LEGACY,
-                                    ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW, ROIALIGN_DTYPE_F32, 0.0};
+                                    ROIALIGN_POOL_AVG, ROIALIGN_LAYOUT_NCHW, ROIALIGN_DTYPE_F32, 0.0,
+                                    ROIALIGN_ROI_AXIS_ALIGNED, ROIALIGN_ANGLE_RADIANS,
+                                    ROIALIGN_ROTATION_COUNTER_CLOCKWISE, 0};
   *params = defaults;
 }
 
@@ -130,7 +147,9 @@ typedef struct {
   int32_t num_maps;        /* roialign_run: 1 (the default); roialign_multi_level_run: the kernel's num_levels */
   int32_t reserved;
   roialign_map maps[ROIALIGN_MAX_LEVELS]; /* maps[0 .. num_maps) */
-  const float* rois;            /* [K,5] (batch, x1, y1, x2, y2) when batch_indices is NULL, else [K,4] */
+  /* [K,5] (batch, x1, y1, x2, y2) when batch_indices is NULL, else [K,4]; rotated RoIs (roi_kind ROTATED): [K,6]
+   * (batch, cx, cy, w, h, angle) when batch_indices is NULL, else [K,5] (cx, cy, w, h, angle). */
+  const float* rois;
   const int64_t* batch_indices; /* NULL, or K int64 values */
   const int32_t* levels;        /* multi-level with ROIALIGN_LEVEL_RULE_GIVEN: one level per RoI; else NULL */
   int64_t num_rois;             /* K */
@@ -328,10 +347,13 @@ typedef struct {
    * SSE4 and NEON, by vector length on SVE, at most 16); 0 when its best implementation has no vectors (the
    * scalar reference, a registered implementation). */
   int32_t preferred_block;
+  uint32_t roi_kinds; /* since 1.4: bits of roialign_roi_kind */
+  uint32_t reserved;
 } roialign_target_info;
 
 static inline void roialign_target_info_init(roialign_target_info* info) {
-  const roialign_target_info defaults = {sizeof(roialign_target_info), 0u, 0u, 0u, 0u, 0u, ROIALIGN_LAYOUT_NCHW, 0};
+  const roialign_target_info defaults = {sizeof(roialign_target_info), 0u, 0u, 0u, 0u, 0u, ROIALIGN_LAYOUT_NCHW, 0,
+                                         0u, 0u};
   *info = defaults;
 }
 
@@ -366,6 +388,8 @@ typedef struct {
   const double* rois_f64;                /* since 1.3: an F64 call's RoIs (rois is then NULL) */
 } roialign_problem;
 
+/* Registered implementations serve axis-aligned RoIs: a kernel for rotated ones (roi_kind ROTATED) never selects
+ * one. */
 /* A user implementation: returns ROIALIGN_OK or an error status (the caller sees it as returned). */
 typedef roialign_status (*roialign_impl_fn)(const roialign_problem* problem, void* user_data);
 
@@ -417,7 +441,10 @@ typedef enum {
   ROIALIGN_ENUM_POOL_MODE = 2,       /* roialign_pool_mode: "AVG", "MAX", "MAX_ONNX" */
   ROIALIGN_ENUM_COORDINATE_MODE = 3, /* roialign_coordinate_mode: "LEGACY", "HALF_PIXEL", ... */
   ROIALIGN_ENUM_LEVEL_RULE = 4,      /* roialign_level_rule: "SCALE", "GIVEN", "OPENVINO" */
-  ROIALIGN_ENUM_STATUS = 5           /* roialign_status: "OK", "INVALID_ARGUMENT", ... */
+  ROIALIGN_ENUM_STATUS = 5,          /* roialign_status: "OK", "INVALID_ARGUMENT", ... */
+  ROIALIGN_ENUM_ROI_KIND = 6,        /* roialign_roi_kind: "AXIS_ALIGNED", "ROTATED" (since 1.4) */
+  ROIALIGN_ENUM_ANGLE_UNIT = 7,      /* roialign_angle_unit: "RADIANS", "DEGREES" (since 1.4) */
+  ROIALIGN_ENUM_ROTATION = 8         /* roialign_rotation: "COUNTER_CLOCKWISE", "CLOCKWISE" (since 1.4) */
 } roialign_enum_kind;
 
 /* The name of `value` in the enum `kind` (a static string), or NULL when either is unknown. The values of each
