@@ -214,9 +214,11 @@ MapExtents CheckMap(const std::vector<int64_t>& shape, roialign::Layout layout, 
   return e;
 }
 
-// The one check of the boxes: float32 (float64 for an F64 kernel), [K, 5], or [K, 4] with one batch index per row.
-// Returns K.
-int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices, roialign::DType dtype) {
+// The one check of the boxes: float32 (float64 for an F64 kernel), [K, 5], or [K, 4] with one batch index per row;
+// rotated RoIs (cx, cy, w, h, angle) have one column more: [K, 6], or [K, 5] with batch indices. Returns K.
+int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& batch_indices,
+                  const roialign::Params& p) {
+  const roialign::DType dtype = p.dtype;
   const roialign::DType want = RoisDTypeOf(dtype);
   if (!Matches(rois.dtype(), want)) {
     throw nb::type_error(("rois have dtype " + DTypeName(rois.dtype()) + "; a " + PythonDTypeName(dtype) +
@@ -224,9 +226,11 @@ int64_t CheckRois(const RoisArray& rois, const std::optional<BatchIndexArray>& b
                              .c_str());
   }
   const int64_t k = static_cast<int64_t>(rois.shape(0));
-  const int64_t columns = batch_indices ? 4 : 5;
+  const bool rotated = p.roi_kind == roialign::RoiKind::kRotated;
+  const int64_t columns = (batch_indices ? 4 : 5) + (rotated ? 1 : 0);
   if (static_cast<int64_t>(rois.shape(1)) != columns) {
     throw nb::value_error(("rois must be [K, " + std::to_string(columns) + "]" +
+                           (rotated ? " rotated boxes" : "") +
                            (batch_indices ? " with batch_indices" : " without batch_indices") + "; got " +
                            ShapeString(ShapeOf(rois)))
                               .c_str());
@@ -284,7 +288,7 @@ void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArra
   }
   const MapExtents e = CheckMap(ShapeOf(input), p.layout, channels, "input");
   const int64_t n = e.n, c = e.c, h = e.h, w = e.w;
-  const int64_t k = CheckRois(rois, batch_indices, p.dtype);
+  const int64_t k = CheckRois(rois, batch_indices, p);
   CheckOut(output, p, k, c);
   if (Overlap(output, input) || Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices))) {
     throw nb::value_error("out overlaps the input, the rois or the batch indices");
@@ -340,7 +344,7 @@ void RunBackward(const roialign::Kernel& kernel, const InputArray& grad_output, 
                              .c_str());
   }
   const MapExtents e = CheckMap(ShapeOf(input), p.layout, channels, "input");
-  const int64_t k = CheckRois(rois, batch_indices, p.dtype);
+  const int64_t k = CheckRois(rois, batch_indices, p);
   CheckOut(grad_output, p, k, e.c, "grad_output");
   CheckGradInput(grad_input, input, p, "out");
   if (Overlap(grad_input, grad_output) || Overlap(grad_input, input) || Overlap(grad_input, rois) ||
@@ -366,7 +370,7 @@ void RunBackward(const roialign::Kernel& kernel, const InputArray& grad_output, 
 
 roialign::Kernel Select(const std::string& target, int64_t pooled_height, int64_t pooled_width,
                         double spatial_scale, int32_t sampling_ratio, int coordinate_mode, int pool_mode, int layout,
-                        int dtype, bool backward) {
+                        int dtype, bool backward, int roi_kind, int angle_unit, int rotation) {
   roialign::Params p;
   p.pooled_height = pooled_height;
   p.pooled_width = pooled_width;
@@ -381,6 +385,11 @@ roialign::Kernel Select(const std::string& target, int64_t pooled_height, int64_
   p.layout = static_cast<roialign::Layout>(layout);
   p.dtype = static_cast<roialign::DType>(dtype);
   p.backward = backward;
+  // Rotated RoIs (docs/semantics.md#rotated-rois); the unit and direction must be 0 for axis-aligned ones, which the
+  // library checks.
+  p.roi_kind = static_cast<roialign::RoiKind>(roi_kind);
+  p.angle_unit = static_cast<roialign::AngleUnit>(angle_unit);
+  p.rotation = static_cast<roialign::Rotation>(rotation);
   const roialign::SelectResult selected = roialign::Select(target, p);
   Check(selected.status());
   return selected.value();
@@ -417,7 +426,7 @@ std::pair<int64_t, int64_t> MultiLevelInputsOf(const roialign::Params& p, const 
     }
     level_maps->push_back({maps[l].data(), e.h, e.w});
   }
-  const int64_t k = CheckRois(rois, batch_indices, p.dtype);
+  const int64_t k = CheckRois(rois, batch_indices, p);
   if (levels && static_cast<int64_t>(levels->shape(0)) != k) {
     throw nb::value_error(("levels holds " + std::to_string(levels->shape(0)) + " values for " + std::to_string(k) +
                            " rois").c_str());
@@ -539,6 +548,7 @@ nb::dict QueryTarget(const std::string& target) {
   d["pool_modes"] = Values(info.pool_modes);
   d["coordinate_modes"] = Values(info.coordinate_modes);
   d["preferred_layout"] = static_cast<int>(info.preferred_layout);
+  d["roi_kinds"] = Values(info.roi_kinds);
   return d;
 }
 
@@ -586,7 +596,9 @@ NB_MODULE(_roialign, m) {
         static const std::pair<const char*, roialign_enum_kind> kKinds[] = {
             {"layout", ROIALIGN_ENUM_LAYOUT},         {"dtype", ROIALIGN_ENUM_DTYPE},
             {"pool_mode", ROIALIGN_ENUM_POOL_MODE},   {"coordinate_mode", ROIALIGN_ENUM_COORDINATE_MODE},
-            {"level_rule", ROIALIGN_ENUM_LEVEL_RULE}, {"status", ROIALIGN_ENUM_STATUS}};
+            {"level_rule", ROIALIGN_ENUM_LEVEL_RULE}, {"status", ROIALIGN_ENUM_STATUS},
+            {"roi_kind", ROIALIGN_ENUM_ROI_KIND},     {"angle_unit", ROIALIGN_ENUM_ANGLE_UNIT},
+            {"rotation", ROIALIGN_ENUM_ROTATION}};
         for (const auto& [what, k] : kKinds) {
           if (kind != what) continue;
           std::vector<std::string> names;
@@ -615,12 +627,15 @@ NB_MODULE(_roialign, m) {
       .def_prop_ro("layout", [](const roialign::Kernel& k) { return static_cast<int>(k.params().layout); })
       .def_prop_ro("dtype", [](const roialign::Kernel& k) { return static_cast<int>(k.params().dtype); })
       .def_prop_ro("backward", [](const roialign::Kernel& k) { return k.params().backward; })
+      .def_prop_ro("roi_kind", [](const roialign::Kernel& k) { return static_cast<int>(k.params().roi_kind); })
+      .def_prop_ro("angle_unit", [](const roialign::Kernel& k) { return static_cast<int>(k.params().angle_unit); })
+      .def_prop_ro("rotation", [](const roialign::Kernel& k) { return static_cast<int>(k.params().rotation); })
       .def("run", &Run, nb::arg("input").noconvert(), nb::arg("rois").noconvert(),
            nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(), nb::arg("num_threads"),
            nb::arg("channels").none() = nb::none(),
            "Runs on dense arrays in memory order (input [N,C,H,W], [N,H,W,C] or [N,ceil(C/b),H,W,b]; out "
            "[K,C,PH,PW], [K,PH,PW,C] or [K,ceil(C/b),PH,PW,b]); rois float32 (float64 for a float64 kernel) "
-           "[K,5], or [K,4] with int64 batch_indices; channels: the logical C (None: from the shape). Releases the GIL while the kernel runs.")
+           "[K,5], or [K,4] with int64 batch_indices (a rotated kernel: [K,6] or [K,5]); channels: the logical C (None: from the shape). Releases the GIL while the kernel runs.")
       .def("run_backward", &RunBackward, nb::arg("grad_output").noconvert(), nb::arg("input").noconvert(),
            nb::arg("rois").noconvert(), nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(),
            nb::arg("num_threads"), nb::arg("channels").none() = nb::none(),
@@ -649,7 +664,8 @@ NB_MODULE(_roialign, m) {
         nb::arg("canonical_level"), nb::arg("backward") = false, "roialign::SelectMultiLevel; raises on refusal.");
   m.def("select", &Select, nb::arg("target"), nb::arg("pooled_height"), nb::arg("pooled_width"),
         nb::arg("spatial_scale"), nb::arg("sampling_ratio"), nb::arg("coordinate_mode"), nb::arg("pool_mode"),
-        nb::arg("layout"), nb::arg("dtype"), nb::arg("backward") = false, "roialign::Select; raises on refusal.");
+        nb::arg("layout"), nb::arg("dtype"), nb::arg("backward") = false, nb::arg("roi_kind") = 0,
+        nb::arg("angle_unit") = 0, nb::arg("rotation") = 0, "roialign::Select; raises on refusal.");
   m.def("query_target", &QueryTarget, nb::arg("target"), "roialign::QueryTarget, as enum values.");
   m.def("known_targets", &roialign::KnownTargets, "roialign::KnownTargets.");
   m.def("implementation_names", &roialign::ImplementationNames, nb::arg("target"),

@@ -1,10 +1,11 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// roialign's kernels as PyTorch operators, torch.ops.roialign.roi_align and torch.ops.roialign.multi_scale_roi_align
-// (docs/torch.md). Registered with the dispatcher, so that TorchScript can script, trace, save and load them and
-// LibTorch programs can call them; CPU kernels on roialign's C API, run on torch's intra-op threads; Meta kernels
-// for shapes without data; and the backward ops roialign::roi_align_backward and
-// roialign::multi_scale_roi_align_backward, which the Autograd kernels (torch::autograd::Function) call.
+// roialign's kernels as PyTorch operators, torch.ops.roialign.roi_align, torch.ops.roialign.multi_scale_roi_align
+// and torch.ops.roialign.roi_align_rotated (docs/torch.md). Registered with the dispatcher, so that TorchScript can
+// script, trace, save and load them and LibTorch programs can call them; CPU kernels on roialign's C API, run on
+// torch's intra-op threads; Meta kernels for shapes without data; and the backward ops roialign::roi_align_backward,
+// roialign::multi_scale_roi_align_backward and roialign::roi_align_rotated_backward, which the Autograd kernels
+// (torch::autograd::Function) call.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -70,9 +71,26 @@ roialign_coordinate_mode CoordinateModeOf(bool aligned, const c10::optional<c10:
   return mode;
 }
 
+// What a RoI is: an axis-aligned box (roi_align), or a rotated one with its angle's unit and direction
+// (roi_align_rotated; docs/semantics.md#rotated-rois). The two ops are one path that differs only in this.
+struct Geometry {
+  roialign_roi_kind kind = ROIALIGN_ROI_AXIS_ALIGNED;
+  roialign_angle_unit angle_unit = ROIALIGN_ANGLE_RADIANS;
+  roialign_rotation rotation = ROIALIGN_ROTATION_COUNTER_CLOCKWISE;
+  int64_t columns() const { return kind == ROIALIGN_ROI_ROTATED ? 6 : 5; }  // of a rois row, with its batch index
+};
+
+Geometry RotatedGeometry(c10::string_view angle_unit, bool clockwise) {
+  Geometry g;
+  g.kind = ROIALIGN_ROI_ROTATED;
+  g.angle_unit = static_cast<roialign_angle_unit>(ParseName(angle_unit, ROIALIGN_ENUM_ANGLE_UNIT, "angle_unit"));
+  g.rotation = clockwise ? ROIALIGN_ROTATION_CLOCKWISE : ROIALIGN_ROTATION_COUNTER_CLOCKWISE;
+  return g;
+}
+
 roialign_params ParamsOf(roialign_dtype dtype, double spatial_scale, int64_t pooled_height, int64_t pooled_width,
                          int64_t sampling_ratio, bool aligned, c10::string_view layout, c10::string_view pool_mode,
-                         const c10::optional<c10::string_view>& coordinate_mode) {
+                         const c10::optional<c10::string_view>& coordinate_mode, const Geometry& geometry = {}) {
   TORCH_CHECK(sampling_ratio >= INT32_MIN && sampling_ratio <= INT32_MAX, "roialign: sampling_ratio ", sampling_ratio,
               " does not fit int32");
   roialign_params p;
@@ -89,6 +107,9 @@ roialign_params ParamsOf(roialign_dtype dtype, double spatial_scale, int64_t poo
   p.pool_mode = static_cast<roialign_pool_mode>(ParseName(pool_mode, ROIALIGN_ENUM_POOL_MODE, "pool_mode"));
   p.layout = static_cast<roialign_layout>(ParseName(layout, ROIALIGN_ENUM_LAYOUT, "layout"));
   p.dtype = dtype;
+  p.roi_kind = geometry.kind;
+  p.angle_unit = geometry.angle_unit;
+  p.rotation = geometry.rotation;
   return p;
 }
 
@@ -159,11 +180,16 @@ at::Tensor DenseMap(const at::Tensor& t, c10::string_view layout, const char* wh
   return t.contiguous(FormatOf(layout));
 }
 
-// RoIs as [K, 5] rows (batch_index, x1, y1, x2, y2), as torchvision takes them: float32, or float64 for a float64
-// kernel (which reads them in double).
-at::Tensor DenseRois(const at::Tensor& rois, roialign_dtype dtype) {
-  TORCH_CHECK(rois.dim() == 2 && rois.size(1) == 5,
-              "roialign: rois must be [K, 5] (batch_index, x1, y1, x2, y2); got shape ", rois.sizes());
+const char* RowsOf(const Geometry& geometry) {
+  return geometry.kind == ROIALIGN_ROI_ROTATED ? "[K, 6] (batch_index, cx, cy, w, h, angle)"
+                                               : "[K, 5] (batch_index, x1, y1, x2, y2)";
+}
+
+// RoIs as [K, 5] rows (batch_index, x1, y1, x2, y2), as torchvision takes them, or [K, 6] rows (batch_index, cx, cy,
+// w, h, angle) of rotated boxes: float32, or float64 for a float64 kernel (which reads them in double).
+at::Tensor DenseRois(const at::Tensor& rois, roialign_dtype dtype, const Geometry& geometry) {
+  TORCH_CHECK(rois.dim() == 2 && rois.size(1) == geometry.columns(), "roialign: rois must be ", RowsOf(geometry),
+              "; got shape ", rois.sizes());
   TORCH_CHECK(rois.device().is_cpu(), "roialign: rois are on ", rois.device(), "; roialign runs on the CPU");
   TORCH_CHECK(at::isFloatingType(rois.scalar_type()), "roialign: rois must be floating point; got ",
               rois.scalar_type());
@@ -197,13 +223,13 @@ struct SingleLevelCall {
 SingleLevelCall SingleLevelCallOf(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
                                   int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
                                   c10::string_view layout, c10::string_view pool_mode,
-                                  const c10::optional<c10::string_view>& coordinate_mode) {
+                                  const c10::optional<c10::string_view>& coordinate_mode, const Geometry& geometry) {
   SingleLevelCall call;
   call.map = DenseMap(input, layout, "input");
   const roialign_dtype dtype = DTypeOf(call.map, "input");
-  call.boxes = DenseRois(rois, dtype);
+  call.boxes = DenseRois(rois, dtype, geometry);
   call.params = ParamsOf(dtype, spatial_scale, pooled_height, pooled_width, sampling_ratio,
-                         aligned, layout, pool_mode, coordinate_mode);
+                         aligned, layout, pool_mode, coordinate_mode, geometry);
   roialign_inputs_init(&call.inputs);
   call.inputs.batch = call.map.size(0);
   call.inputs.channels = call.map.size(1);
@@ -212,11 +238,13 @@ SingleLevelCall SingleLevelCallOf(const at::Tensor& input, const at::Tensor& roi
   return call;
 }
 
-at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
-                       int64_t pooled_width, int64_t sampling_ratio, bool aligned, c10::string_view layout,
-                       c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+// The forward of roi_align and of roi_align_rotated.
+at::Tensor PoolCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
+                   int64_t pooled_width, int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                   c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode,
+                   const Geometry& geometry) {
   const SingleLevelCall call = SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width,
-                                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode);
+                                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode, geometry);
   const roialign_kernel& kernel = CachedKernel(call.params, &roialign_select);
   at::Tensor out = EmptyResult(call.map, call.boxes.size(0), call.map.size(1), pooled_height, pooled_width, layout);
   const roialign_threadpool pool = TorchPool();
@@ -226,6 +254,21 @@ at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double s
   const roialign_status s = roialign_run(&kernel, &call.inputs, out.data_ptr(), &options);
   TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
   return out;
+}
+
+at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
+                       int64_t pooled_width, int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                       c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+  return PoolCpu(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout, pool_mode,
+                 coordinate_mode, Geometry());
+}
+
+at::Tensor RoiAlignRotatedCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+                              int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                              bool clockwise, c10::string_view angle_unit, c10::string_view layout,
+                              c10::string_view pool_mode) {
+  return PoolCpu(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout, pool_mode,
+                 c10::nullopt, RotatedGeometry(angle_unit, clockwise));
 }
 
 // dY as the backward kernel reads it: the forward's result shape [K, C, PH, PW] and the map's dtype, dense in the
@@ -254,12 +297,13 @@ Params WithBackward(Params p) {
   return p;
 }
 
-at::Tensor RoiAlignBackwardCpu(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
-                               double spatial_scale, int64_t pooled_height, int64_t pooled_width,
-                               int64_t sampling_ratio, bool aligned, c10::string_view layout,
-                               c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+// The backward of roi_align and of roi_align_rotated.
+at::Tensor PoolBackwardCpu(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                           double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                           bool aligned, c10::string_view layout, c10::string_view pool_mode,
+                           c10::optional<c10::string_view> coordinate_mode, const Geometry& geometry) {
   const SingleLevelCall call = SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width,
-                                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode);
+                                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode, geometry);
   const at::Tensor dy = DenseGrad(grad, call.map, call.boxes.size(0), pooled_height, pooled_width, layout);
   const roialign_kernel& kernel = CachedKernel(WithBackward(call.params), &roialign_select);
   at::Tensor dx = EmptyGradOf(call.map, layout);
@@ -272,6 +316,23 @@ at::Tensor RoiAlignBackwardCpu(const at::Tensor& grad, const at::Tensor& input, 
   return dx;
 }
 
+at::Tensor RoiAlignBackwardCpu(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                               double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                               int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                               c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+  return PoolBackwardCpu(grad, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                         layout, pool_mode, coordinate_mode, Geometry());
+}
+
+at::Tensor RoiAlignRotatedBackwardCpu(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                                      double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                                      int64_t sampling_ratio, bool aligned, bool clockwise,
+                                      c10::string_view angle_unit, c10::string_view layout,
+                                      c10::string_view pool_mode) {
+  return PoolBackwardCpu(grad, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                         layout, pool_mode, c10::nullopt, RotatedGeometry(angle_unit, clockwise));
+}
+
 // A result's shape without data, in symbolic sizes where the inputs have them: the Meta kernels serve torch's fake
 // tensors, so torch.compile and torch.export trace the ops with dynamic RoI counts and map sizes.
 at::Tensor EmptyMetaResult(const at::Tensor& like, const c10::SymInt& k, const c10::SymInt& c, int64_t ph,
@@ -280,15 +341,27 @@ at::Tensor EmptyMetaResult(const at::Tensor& like, const c10::SymInt& k, const c
   return at::empty_symint(sizes, like.options(), FormatOf(layout));
 }
 
+at::Tensor PoolMeta(const at::Tensor& input, const at::Tensor& rois, int64_t pooled_height, int64_t pooled_width,
+                    c10::string_view layout, const Geometry& geometry) {
+  TORCH_CHECK(input.dim() == 4, "roialign: input must be a 4-D [N, C, H, W] tensor; got shape ", input.sym_sizes());
+  TORCH_CHECK(rois.dim() == 2 && rois.sym_size(1) == geometry.columns(), "roialign: rois must be ", RowsOf(geometry),
+              "; got shape ", rois.sym_sizes());
+  DTypeOf(input, "input");
+  return EmptyMetaResult(input, rois.sym_size(0), input.sym_size(1), pooled_height, pooled_width, layout);
+}
+
 at::Tensor RoiAlignMeta(const at::Tensor& input, const at::Tensor& rois, double /*spatial_scale*/,
                         int64_t pooled_height, int64_t pooled_width, int64_t /*sampling_ratio*/, bool /*aligned*/,
                         c10::string_view layout, c10::string_view /*pool_mode*/,
                         c10::optional<c10::string_view> /*coordinate_mode*/) {
-  TORCH_CHECK(input.dim() == 4, "roialign: input must be a 4-D [N, C, H, W] tensor; got shape ", input.sym_sizes());
-  TORCH_CHECK(rois.dim() == 2 && rois.sym_size(1) == 5, "roialign: rois must be [K, 5]; got shape ",
-              rois.sym_sizes());
-  DTypeOf(input, "input");
-  return EmptyMetaResult(input, rois.sym_size(0), input.sym_size(1), pooled_height, pooled_width, layout);
+  return PoolMeta(input, rois, pooled_height, pooled_width, layout, Geometry());
+}
+
+at::Tensor RoiAlignRotatedMeta(const at::Tensor& input, const at::Tensor& rois, double /*spatial_scale*/,
+                               int64_t pooled_height, int64_t pooled_width, int64_t /*sampling_ratio*/,
+                               bool /*aligned*/, bool clockwise, c10::string_view angle_unit, c10::string_view layout,
+                               c10::string_view /*pool_mode*/) {
+  return PoolMeta(input, rois, pooled_height, pooled_width, layout, RotatedGeometry(angle_unit, clockwise));
 }
 
 // dX's shape without data: the map's, in the layout's memory format.
@@ -302,6 +375,19 @@ at::Tensor RoiAlignBackwardMeta(const at::Tensor& grad, const at::Tensor& input,
                                 c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
   RoiAlignMeta(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout, pool_mode,
                coordinate_mode);
+  TORCH_CHECK(grad.dim() == 4, "roialign: grad must be 4-D [K, C, PH, PW]; got shape ", grad.sym_sizes());
+  TORCH_CHECK(grad.scalar_type() == input.scalar_type(), "roialign: grad has dtype ", grad.scalar_type(),
+              ", the map ", input.scalar_type(), "; the gradient has the forward result's dtype");
+  return EmptyMetaGrad(input, layout);
+}
+
+at::Tensor RoiAlignRotatedBackwardMeta(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                                       double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                                       int64_t sampling_ratio, bool aligned, bool clockwise,
+                                       c10::string_view angle_unit, c10::string_view layout,
+                                       c10::string_view pool_mode) {
+  RoiAlignRotatedMeta(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, clockwise,
+                      angle_unit, layout, pool_mode);
   TORCH_CHECK(grad.dim() == 4, "roialign: grad must be 4-D [K, C, PH, PW]; got shape ", grad.sym_sizes());
   TORCH_CHECK(grad.scalar_type() == input.scalar_type(), "roialign: grad has dtype ", grad.scalar_type(),
               ", the map ", input.scalar_type(), "; the gradient has the forward result's dtype");
@@ -375,7 +461,7 @@ MultiLevelCall MultiLevelCallOf(at::TensorList features, const at::Tensor& rois,
                 maps[0].size(0), ", ", maps[0].size(1), ")");
     in.maps[l] = {maps[l].data_ptr(), maps[l].size(2), maps[l].size(3), {0, 0, 0, 0}};
   }
-  call.boxes = DenseRois(rois, call.request.params.dtype);
+  call.boxes = DenseRois(rois, call.request.params.dtype, Geometry());
   SetRois(call.boxes, call.request.params.dtype, &in);
   in.num_maps = static_cast<int32_t>(features.size());
   in.batch = maps[0].size(0);
@@ -493,6 +579,20 @@ const auto& RoiAlignBackwardOp() {
   return op;
 }
 
+const auto& RoiAlignRotatedOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("roialign::roi_align_rotated", "")
+                             .typed<decltype(RoiAlignRotatedCpu)>();
+  return op;
+}
+
+const auto& RoiAlignRotatedBackwardOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("roialign::roi_align_rotated_backward", "")
+                             .typed<decltype(RoiAlignRotatedBackwardCpu)>();
+  return op;
+}
+
 const auto& MultiScaleRoiAlignOp() {
   static const auto op = c10::Dispatcher::singleton()
                              .findSchemaOrThrow("roialign::multi_scale_roi_align", "")
@@ -560,6 +660,63 @@ class RoiAlignBackwardFunction : public torch::autograd::Function<RoiAlignBackwa
   }
   static variable_list backward(AutogradContext* /*ctx*/, variable_list /*grad_outputs*/) {
     RefuseDoubleBackward("roialign::roi_align");
+  }
+};
+
+// roi_align_rotated under autograd: roi_align's scheme, with the rotated ops.
+class RoiAlignRotatedFunction : public torch::autograd::Function<RoiAlignRotatedFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& rois,
+                            double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                            bool aligned, bool clockwise, c10::string_view angle_unit, c10::string_view layout,
+                            c10::string_view pool_mode) {
+    ctx->saved_data["spatial_scale"] = spatial_scale;
+    ctx->saved_data["pooled_height"] = pooled_height;
+    ctx->saved_data["pooled_width"] = pooled_width;
+    ctx->saved_data["sampling_ratio"] = sampling_ratio;
+    ctx->saved_data["aligned"] = aligned;
+    ctx->saved_data["clockwise"] = clockwise;
+    ctx->saved_data["angle_unit"] = Saved(angle_unit);
+    ctx->saved_data["layout"] = Saved(layout);
+    ctx->saved_data["pool_mode"] = Saved(pool_mode);
+    ctx->save_for_backward({input, rois});
+    at::AutoDispatchBelowADInplaceOrView below;
+    return RoiAlignRotatedOp().call(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                                    clockwise, angle_unit, layout, pool_mode);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const variable_list saved = ctx->get_saved_variables();
+    at::Tensor grad_input;
+    if (ctx->needs_input_grad(0)) {
+      const std::string angle_unit = ctx->saved_data["angle_unit"].toStringRef();
+      const std::string layout = ctx->saved_data["layout"].toStringRef();
+      const std::string pool_mode = ctx->saved_data["pool_mode"].toStringRef();
+      grad_input = RoiAlignRotatedBackwardOp().call(
+          grad_outputs[0], saved[0], saved[1], ctx->saved_data["spatial_scale"].toDouble(),
+          ctx->saved_data["pooled_height"].toInt(), ctx->saved_data["pooled_width"].toInt(),
+          ctx->saved_data["sampling_ratio"].toInt(), ctx->saved_data["aligned"].toBool(),
+          ctx->saved_data["clockwise"].toBool(), angle_unit, layout, pool_mode);
+    }
+    // One entry per argument of forward: input, rois (no gradient), then the attributes.
+    variable_list grads(11);
+    grads[0] = grad_input;
+    return grads;
+  }
+};
+
+class RoiAlignRotatedBackwardFunction : public torch::autograd::Function<RoiAlignRotatedBackwardFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* /*ctx*/, const at::Tensor& grad, const at::Tensor& input,
+                            const at::Tensor& rois, double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                            int64_t sampling_ratio, bool aligned, bool clockwise, c10::string_view angle_unit,
+                            c10::string_view layout, c10::string_view pool_mode) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return RoiAlignRotatedBackwardOp().call(grad, input, rois, spatial_scale, pooled_height, pooled_width,
+                                            sampling_ratio, aligned, clockwise, angle_unit, layout, pool_mode);
+  }
+  static variable_list backward(AutogradContext* /*ctx*/, variable_list /*grad_outputs*/) {
+    RefuseDoubleBackward("roialign::roi_align_rotated");
   }
 };
 
@@ -645,6 +802,23 @@ at::Tensor RoiAlignBackwardAutograd(const at::Tensor& grad, const at::Tensor& in
                                          sampling_ratio, aligned, layout, pool_mode, coordinate_mode);
 }
 
+at::Tensor RoiAlignRotatedAutograd(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+                                   int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                                   bool clockwise, c10::string_view angle_unit, c10::string_view layout,
+                                   c10::string_view pool_mode) {
+  return RoiAlignRotatedFunction::apply(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio,
+                                        aligned, clockwise, angle_unit, layout, pool_mode);
+}
+
+at::Tensor RoiAlignRotatedBackwardAutograd(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                                           double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                                           int64_t sampling_ratio, bool aligned, bool clockwise,
+                                           c10::string_view angle_unit, c10::string_view layout,
+                                           c10::string_view pool_mode) {
+  return RoiAlignRotatedBackwardFunction::apply(grad, input, rois, spatial_scale, pooled_height, pooled_width,
+                                                sampling_ratio, aligned, clockwise, angle_unit, layout, pool_mode);
+}
+
 at::Tensor MultiScaleRoiAlignAutograd(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
                                       int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                                       bool aligned, c10::string_view level_rule, double canonical_size,
@@ -683,6 +857,15 @@ TORCH_LIBRARY(roialign, m) {
         "int pooled_height, int pooled_width, int sampling_ratio=-1, bool aligned=False, *, "
         "str level_rule=\"SCALE\", float canonical_size=224., int canonical_level=4, str layout=\"NCHW\") "
         "-> Tensor[]");
+  // Rotated RoIs (docs/semantics.md#rotated-rois): rows (batch_index, cx, cy, w, h, angle), the positional
+  // arguments of mmcv's roi_align_rotated; detectron2's ROIAlignRotated is angle_unit="DEGREES", aligned=True,
+  // clockwise=False. The same kernels as roi_align, selected with roi_kind ROTATED.
+  m.def("roi_align_rotated(Tensor input, Tensor rois, float spatial_scale, int pooled_height, int pooled_width, "
+        "int sampling_ratio=0, bool aligned=True, bool clockwise=False, *, str angle_unit=\"RADIANS\", "
+        "str layout=\"NCHW\", str pool_mode=\"AVG\") -> Tensor");
+  m.def("roi_align_rotated_backward(Tensor grad, Tensor input, Tensor rois, float spatial_scale, int pooled_height, "
+        "int pooled_width, int sampling_ratio=0, bool aligned=True, bool clockwise=False, *, "
+        "str angle_unit=\"RADIANS\", str layout=\"NCHW\", str pool_mode=\"AVG\") -> Tensor");
   // Returns the blocks kept for large results to torch's allocator (result_pool.h).
   m.def("empty_cache() -> ()", &roialign_torch::EmptyResultPool);
 }
@@ -692,6 +875,8 @@ TORCH_LIBRARY_IMPL(roialign, CPU, m) {
   m.impl("multi_scale_roi_align", &MultiScaleRoiAlignCpu);
   m.impl("roi_align_backward", &RoiAlignBackwardCpu);
   m.impl("multi_scale_roi_align_backward", &MultiScaleRoiAlignBackwardCpu);
+  m.impl("roi_align_rotated", &RoiAlignRotatedCpu);
+  m.impl("roi_align_rotated_backward", &RoiAlignRotatedBackwardCpu);
 }
 
 TORCH_LIBRARY_IMPL(roialign, Meta, m) {
@@ -699,6 +884,8 @@ TORCH_LIBRARY_IMPL(roialign, Meta, m) {
   m.impl("multi_scale_roi_align", &MultiScaleRoiAlignMeta);
   m.impl("roi_align_backward", &RoiAlignBackwardMeta);
   m.impl("multi_scale_roi_align_backward", &MultiScaleRoiAlignBackwardMeta);
+  m.impl("roi_align_rotated", &RoiAlignRotatedMeta);
+  m.impl("roi_align_rotated_backward", &RoiAlignRotatedBackwardMeta);
 }
 
 TORCH_LIBRARY_IMPL(roialign, Autograd, m) {
@@ -706,4 +893,6 @@ TORCH_LIBRARY_IMPL(roialign, Autograd, m) {
   m.impl("multi_scale_roi_align", &MultiScaleRoiAlignAutograd);
   m.impl("roi_align_backward", &RoiAlignBackwardAutograd);
   m.impl("multi_scale_roi_align_backward", &MultiScaleRoiAlignBackwardAutograd);
+  m.impl("roi_align_rotated", &RoiAlignRotatedAutograd);
+  m.impl("roi_align_rotated_backward", &RoiAlignRotatedBackwardAutograd);
 }

@@ -38,8 +38,9 @@ import numpy as np
 from . import _roialign
 
 __version__ = _roialign.__version__
-__all__ = ["roi_align", "roi_align_backward", "multi_scale_roi_align", "multi_scale_roi_align_backward", "select",
-           "Kernel", "query_target", "targets", "implementations", "DTypeError"]
+__all__ = ["roi_align", "roi_align_backward", "roi_align_rotated", "roi_align_rotated_backward", "multi_scale_roi_align",
+           "multi_scale_roi_align_backward", "select", "Kernel", "query_target", "targets", "implementations",
+           "DTypeError"]
 
 
 class DTypeError(TypeError, RuntimeError):
@@ -72,6 +73,10 @@ _DTYPE_LIST = ", ".join(list(_DTYPES)[:-1]) + " or " + list(_DTYPES)[-1]  # "flo
 _POOL_MODES = _table("pool_mode")
 _COORDINATE_MODES = _table("coordinate_mode")
 _LEVEL_RULES = _table("level_rule")
+# Rotated RoIs (docs/semantics.md#rotated-rois): the angle's unit ("radians", "degrees") and its direction.
+_ANGLE_UNITS = _table("angle_unit")
+_ROTATIONS = _table("rotation")
+_ROI_KINDS = _table("roi_kind")
 # The channel block b of each blocked layout, from the library (roialign_layout_channel_block): the map is
 # [N, ceil(C/b), H, W, b], the result [K, ceil(C/b), PH, PW, b] (docs/semantics.md).
 _BLOCKS = {name: b for name, b in zip(_LAYOUTS, _roialign.layout_channel_blocks()) if b > 0}
@@ -148,9 +153,11 @@ def _torch_ops_for(input, boxes, target, num_threads, out):
     return _torch_ops.available()
 
 
-def _op_rois(torch, boxes, dtype):
+def _op_rois(torch, boxes, dtype, rotated=False):
     """[K, 5] rows (batch_index, x1, y1, x2, y2) of torch boxes in either form, checked as _boxes checks them; the
-    list form is assembled in float64 for a float64 map (``dtype``), else in float32, as the operator reads it."""
+    list form is assembled in float64 for a float64 map (``dtype``), else in float32, as the operator reads it.
+    ``rotated``: rows of rotated boxes, [K, 6] (batch_index, cx, cy, w, h, angle) or a list of [L, 5]."""
+    width, row = (5, "(cx, cy, w, h, angle)") if rotated else (4, "(x1, y1, x2, y2)")
     def floating(b, what):
         if b.device.type != "cpu":
             raise ValueError("roialign runs on the CPU; %s is on %s (move it with .cpu())" % (what, b.device))
@@ -163,17 +170,17 @@ def _op_rois(torch, boxes, dtype):
         for i, b in enumerate(boxes):
             floating(b, "boxes[%d]" % i)
             # Traced, sizes are tensors: the operator and torch.cat check them instead (without a TracerWarning).
-            if b.dim() != 2 or (not torch.jit.is_tracing() and b.shape[-1] != 4):
-                raise ValueError("boxes[%d] must be [L, 4] (x1, y1, x2, y2): a list of boxes holds one such array per "
-                                 "image, as torchvision's List[Tensor]; got shape %s (for rows that carry their batch "
-                                 "index pass one [K, 5] array)" % (i, tuple(b.shape)))
+            if b.dim() != 2 or (not torch.jit.is_tracing() and b.shape[-1] != width):
+                raise ValueError("boxes[%d] must be [L, %d] %s: a list of boxes holds one such array per image, as "
+                                 "torchvision's List[Tensor]; got shape %s (for rows that carry their batch index pass "
+                                 "one [K, %d] array)" % (i, width, row, tuple(b.shape), width + 1))
             b = b.to(_rois_torch_dtype(torch, dtype))
             rows.append(torch.cat([torch.full_like(b[:, :1], float(i)), b], dim=1))
-        return torch.cat(rows, dim=0) if rows else torch.zeros((0, 5), dtype=_rois_torch_dtype(torch, dtype))
+        return torch.cat(rows, dim=0) if rows else torch.zeros((0, width + 1), dtype=_rois_torch_dtype(torch, dtype))
     floating(boxes, "boxes")
     if boxes.dim() != 2:
-        raise ValueError("boxes must be [K, 5] (batch_index, x1, y1, x2, y2) or a list of [L, 4] per image; got "
-                         "shape %s" % (tuple(boxes.shape),))
+        raise ValueError("boxes must be [K, %d] (batch_index, %s) or a list of [L, %d] per image; got shape %s"
+                         % (width + 1, row[1:-1], width, tuple(boxes.shape)))
     return boxes
 
 
@@ -344,30 +351,32 @@ def _rows(a, what, rows_dtype):
     return np.ascontiguousarray(a, dtype=rows_dtype)
 
 
-def _boxes(boxes, dtype="float32"):
+def _boxes(boxes, dtype="float32", rotated=False):
     """(rois, batch_indices): [K, 5] and None, or [K, 4] and int64 [K] for the list form; the rows in float32, or in
-    float64 for a kernel of dtype float64 (which reads its RoIs in double: docs/semantics.md)."""
+    float64 for a kernel of dtype float64 (which reads its RoIs in double: docs/semantics.md). Rotated boxes
+    (``rotated``) have one column more: [K, 6] rows (batch_index, cx, cy, w, h, angle), or [K, 5] and the indices."""
     rows_dtype = np.float64 if dtype == "float64" else np.float32
+    width, row = (5, "(cx, cy, w, h, angle)") if rotated else (4, "(x1, y1, x2, y2)")
     if isinstance(boxes, (list, tuple)):
         per_image = []
         for i, b in enumerate(boxes):
             b = _to_numpy(b, "boxes[%d]" % i, rows_dtype)
-            if b.ndim != 2 or b.shape[-1] != 4:
-                raise ValueError("boxes[%d] must be [L, 4] (x1, y1, x2, y2): a list of boxes holds one such array per "
-                                 "image, as torchvision's List[Tensor]; got shape %s (for rows that carry their batch "
-                                 "index pass one [K, 5] array)" % (i, b.shape))
+            if b.ndim != 2 or b.shape[-1] != width:
+                raise ValueError("boxes[%d] must be [L, %d] %s: a list of boxes holds one such array per image, as "
+                                 "torchvision's List[Tensor]; got shape %s (for rows that carry their batch index pass "
+                                 "one [K, %d] array)" % (i, width, row, b.shape, width + 1))
             per_image.append(_rows(b, "boxes[%d]" % i, rows_dtype))
         if per_image:
             rois = np.ascontiguousarray(np.concatenate(per_image, axis=0))
         else:
-            rois = np.empty((0, 4), dtype=rows_dtype)
+            rois = np.empty((0, width), dtype=rows_dtype)
         counts = [b.shape[0] for b in per_image]
         batch_indices = np.repeat(np.arange(len(per_image), dtype=np.int64), counts)
         return rois, batch_indices
     b = _to_numpy(boxes, "boxes", rows_dtype)
     if b.ndim != 2:  # the extents are the extension's to check, with the library's other checks
-        raise ValueError("boxes must be [K, 5] (batch_index, x1, y1, x2, y2) or a list of [L, 4] per image; got "
-                         "shape %s" % (b.shape,))
+        raise ValueError("boxes must be [K, %d] (batch_index, %s) or a list of [L, %d] per image; got shape %s"
+                         % (width + 1, row[1:-1], width, b.shape))
     return _rows(b, "boxes", rows_dtype), None
 
 
@@ -511,11 +520,13 @@ class Kernel:
     ``"NHWC"``, ``"NCHW4c"``, ``"NCHW8c"`` or ``"NCHW16c"``), ``dtype`` (``"float32"``, ``"float16"``, ``"bfloat16"`` or
     ``"float64"``), ``output_size`` ((PH, PW)), ``spatial_scale`` (the scale the kernel computes with: as float32
     holds it, or the Python float itself for a float64 kernel), ``sampling_ratio``, ``coordinate_mode``, ``pool`` and ``backward`` (whether it was selected
-    with ``backward=True`` and so also runs :meth:`run_backward`).
+    with ``backward=True`` and so also runs :meth:`run_backward`); ``rotated`` (its boxes are rotated ones,
+    ``[K, 6]`` rows (batch_index, cx, cy, w, h, angle)), and for those ``angle_unit`` (``"radians"`` or
+    ``"degrees"``) and ``clockwise``.
     """
 
     __slots__ = ("_kernel", "target", "layout", "dtype", "output_size", "spatial_scale", "sampling_ratio",
-                 "coordinate_mode", "pool", "backward")
+                 "coordinate_mode", "pool", "backward", "rotated", "angle_unit", "clockwise")
 
     def __init__(self, kernel, target):
         self._kernel = kernel
@@ -528,16 +539,21 @@ class Kernel:
         self.coordinate_mode = _names(_COORDINATE_MODES)[kernel.coordinate_mode]
         self.pool = _names(_POOL_MODES)[kernel.pool_mode]
         self.backward = kernel.backward
+        self.rotated = kernel.roi_kind == _ROI_KINDS["rotated"]
+        self.angle_unit = _names(_ANGLE_UNITS)[kernel.angle_unit]
+        self.clockwise = kernel.rotation == _ROTATIONS["clockwise"]
 
     @property
     def name(self):
         return self._kernel.name
 
     def __repr__(self):
+        rotated = ", rotated=True, angle_unit=%r, clockwise=%r" % (self.angle_unit, self.clockwise) \
+            if self.rotated else ""
         return ("roialign.Kernel(%r, target=%r, layout=%r, dtype=%r, output_size=%r, spatial_scale=%r, "
-                "sampling_ratio=%r, coordinate_mode=%r, pool=%r, backward=%r)"
+                "sampling_ratio=%r, coordinate_mode=%r, pool=%r, backward=%r%s)"
                 % (self.name, self.target, self.layout, self.dtype, self.output_size, self.spatial_scale,
-                   self.sampling_ratio, self.coordinate_mode, self.pool, self.backward))
+                   self.sampling_ratio, self.coordinate_mode, self.pool, self.backward, rotated))
 
     def run(self, input, boxes, out=None, num_threads=0, *, channels=None):
         """Computes roi_align of ``input`` over ``boxes`` and returns the result (``out`` when given).
@@ -578,7 +594,7 @@ class Kernel:
     def _run(self, fmap, boxes, out, num_threads):
         if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
             raise TypeError("num_threads must be an int; got %r" % (num_threads,))
-        rois, batch_indices = _boxes(boxes, self.dtype)
+        rois, batch_indices = _boxes(boxes, self.dtype, self.rotated)
         result, out_memory = _result(out, fmap.kind, rois.shape[0], fmap.extent, self.output_size, self.layout,
                                      self.dtype)
         self._kernel.run(fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
@@ -610,20 +626,31 @@ class Kernel:
         if isinstance(num_threads, bool) or not isinstance(num_threads, numbers.Integral):
             raise TypeError("num_threads must be an int; got %r" % (num_threads,))
         dy = _grad_output_memory(grad_output, fmap.kind, self.layout, self.dtype)
-        rois, batch_indices = _boxes(boxes, self.dtype)
+        rois, batch_indices = _boxes(boxes, self.dtype, self.rotated)
         result, out_memory = _grad_result(out, fmap, self.layout, self.dtype)
         self._kernel.run_backward(dy, fmap.memory, rois, batch_indices, out_memory, int(num_threads), fmap.channels)
         return result
 
 @functools.lru_cache(maxsize=16)
-def _select_cached(target, ph, pw, spatial_scale, sampling_ratio, coordinate_mode, pool, layout, dtype, backward):
+def _select_cached(target, ph, pw, spatial_scale, sampling_ratio, coordinate_mode, pool, layout, dtype, backward,
+                   rotated=False, angle_unit="radians", clockwise=False):
     kernel = _roialign.select(target, ph, pw, spatial_scale, sampling_ratio, _COORDINATE_MODES[coordinate_mode],
-                              _POOL_MODES[pool], _LAYOUTS[layout], _DTYPES[dtype], backward)
+                              _POOL_MODES[pool], _LAYOUTS[layout], _DTYPES[dtype], backward,
+                              _ROI_KINDS["rotated" if rotated else "axis_aligned"], _ANGLE_UNITS[angle_unit],
+                              _ROTATIONS["clockwise" if clockwise else "counter_clockwise"])
     return Kernel(kernel, target)
 
 
+def _flag(value, what):
+    """A bool argument (``aligned``, ``clockwise``): a bool, or an int 0 or 1 (numpy's and torch's too)."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        return bool(value)
+    raise TypeError("%s must be a bool; got %r" % (what, value))
+
+
 def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1, aligned=False,
-           coordinate_mode=None, pool="avg", layout="NCHW", dtype="float32", backward=False):
+           coordinate_mode=None, pool="avg", layout="NCHW", dtype="float32", backward=False, rotated=False,
+           angle_unit="radians", clockwise=False):
     """Selects the best implementation of roi_align on ``target`` for these attributes; returns a :class:`Kernel`.
 
     ``target``: ``"host"`` (the best this CPU runs), ``"generic"`` (the scalar reference), ``"x86"``, ``"arm"``,
@@ -631,7 +658,10 @@ def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1
     The attributes are those of :func:`roi_align`, plus ``dtype`` (``"float32"``, ``"float16"``, ``"bfloat16"``,
     ``"float64"``, the library's names ``"f32"``, ``"f16"``, ``"bf16"``, ``"f64"``, or a numpy or torch dtype) and
     ``backward``: True selects an implementation that also runs the backward
-    (:meth:`Kernel.run_backward`).
+    (:meth:`Kernel.run_backward`). ``rotated=True`` selects one for rotated boxes (:func:`roi_align_rotated`), whose
+    angles are in ``angle_unit`` (``"radians"`` or ``"degrees"``) and turn ``clockwise`` or not; its coordinate mode
+    is ``aligned`` (``"half_pixel"``) or not (``"legacy"``). ``angle_unit`` and ``clockwise`` must keep their defaults
+    without ``rotated``.
 
     Raises ValueError for a malformed request (an unknown target, output_size < 1, spatial_scale not finite and
     > 0, sampling_ratio above the limit) and NotImplementedError when the target cannot serve it (an ISA this CPU
@@ -655,9 +685,13 @@ def select(target="host", *, output_size=7, spatial_scale=1.0, sampling_ratio=-1
         raise TypeError("spatial_scale must be a number; got %r" % (spatial_scale,)) from None
     if not isinstance(backward, bool):
         raise TypeError("backward must be a bool; got %r" % (backward,))
+    rotated, clockwise = _flag(rotated, "rotated"), _flag(clockwise, "clockwise")
+    angle_unit = _choose(angle_unit, _ANGLE_UNITS, "angle_unit")
+    if not rotated and (angle_unit != "radians" or clockwise):
+        raise ValueError("angle_unit and clockwise are attributes of rotated boxes; select(..., rotated=True)")
     return _select_cached(target, ph, pw, spatial_scale, int(sampling_ratio), coordinate_mode,
                           _choose(pool, _POOL_MODES, "pool"), _choose(layout, _LAYOUTS, "layout"), _dtype_name(dtype),
-                          backward)
+                          backward, rotated, angle_unit, clockwise)
 
 
 def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=False, *, layout="NCHW",
@@ -725,14 +759,18 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
 
 
 def _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampling_ratio, aligned, layout, pool,
-                    coordinate_mode, target, num_threads, out, channels):
+                    coordinate_mode, target, num_threads, out, channels, rotation=None):
     """roi_align (``grad_output`` None) or its backward: the arguments checked once, then the torch operator or the
-    extension."""
+    extension. ``rotation``: None for axis-aligned boxes, or (angle_unit, clockwise) for rotated ones
+    (roi_align_rotated), which differ only in the rows of the boxes and the attributes of the selection."""
     backward = grad_output is not None
+    rotated = rotation is not None
     layout = _choose(layout, _LAYOUTS, "layout")
     channels = _channels_arg(channels)
     attributes = dict(output_size=output_size, spatial_scale=spatial_scale, sampling_ratio=sampling_ratio,
                       aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, backward=backward)
+    if rotated:
+        attributes.update(rotated=True, angle_unit=rotation[0], clockwise=rotation[1])
     # The torch operators take NCHW and NHWC; tensors in a blocked layout run on the extension, as numpy arrays do.
     ops = None if layout in _BLOCKS else _torch_ops_for(input, boxes, target, num_threads, out)
     if ops is not None:
@@ -740,10 +778,17 @@ def _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampl
         dtype = _op_map(input, "input")
         _op_channels(channels, input.shape[1], "input")
         kernel = select(target, dtype=dtype, **attributes)
-        args = (_op_rois(torch, boxes, dtype), kernel.spatial_scale, kernel.output_size[0], kernel.output_size[1],
-                kernel.sampling_ratio, bool(aligned))
-        kwargs = dict(layout=kernel.layout, pool_mode=kernel.pool.upper(),
-                      coordinate_mode=kernel.coordinate_mode.upper())
+        args = (_op_rois(torch, boxes, dtype, rotated), kernel.spatial_scale, kernel.output_size[0],
+                kernel.output_size[1], kernel.sampling_ratio, bool(aligned))
+        kwargs = dict(layout=kernel.layout, pool_mode=kernel.pool.upper())
+        if rotated:
+            args += (kernel.clockwise,)
+            kwargs["angle_unit"] = kernel.angle_unit.upper()
+            if not backward:
+                return _call_op(ops.roi_align_rotated, input, *args, **kwargs)
+            _check_grad_tensor(grad_output, dtype)
+            return _call_op(ops.roi_align_rotated_backward, grad_output, input, *args, **kwargs)
+        kwargs["coordinate_mode"] = kernel.coordinate_mode.upper()
         if not backward:
             return _call_op(ops.roi_align, input, *args, **kwargs)
         _check_grad_tensor(grad_output, dtype)
@@ -794,6 +839,57 @@ def roi_align_backward(grad_output, input, boxes, output_size, spatial_scale=1.0
         raise TypeError("grad_output must be an array (the gradient of roi_align's result); got None")
     return _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampling_ratio, aligned, layout,
                            pool, coordinate_mode, target, num_threads, out, channels)
+
+
+def roi_align_rotated(input, rois, output_size, spatial_scale=1.0, sampling_ratio=0, *, angle_unit="radians",
+                      clockwise=False, aligned=True, layout="NCHW", pool="avg", target="host", num_threads=0, out=None,
+                      channels=None):
+    """RoIAlign over rotated boxes (ROIAlignRotated; docs/semantics.md, "Rotated RoIs"): each box of width ``w`` and
+    height ``h`` centred on ``(cx, cy)`` and turned by ``angle`` about its centre is pooled into ``output_size`` bins of
+    bilinear samples.
+
+    ``rois``: float ``[K, 6]`` rows ``(batch_index, cx, cy, w, h, angle)``, or a list of ``[L_i, 5]`` rows ``(cx, cy,
+    w, h, angle)`` per image (the list position is the batch index); numpy arrays or tensors, in input-image pixels.
+
+    ``angle_unit``: ``"radians"`` (mmcv, OpenVINO) or ``"degrees"`` (detectron2). ``clockwise``: False turns a
+    positive angle from x towards y (counter-clockwise on a y-up picture); True turns it the other way (mmcv's
+    ``clockwise=True``). ``aligned``: True moves the box by -0.5 pixel (detectron2, mmcv's default; coordinate mode
+    ``"half_pixel"``), False is mmcv's ``aligned=False`` (no shift, w and h at least 1 pixel; ``"legacy"``).
+
+    ``sampling_ratio``: > 0, a fixed grid per bin; <= 0 (the default 0, as in detectron2 and mmcv) adaptive,
+    ``ceil(h / PH)`` by ``ceil(w / PW)`` samples. ``input``, ``output_size``, ``spatial_scale``, ``layout``,
+    ``pool``, ``target``, ``num_threads``, ``out`` and ``channels``: as in :func:`roi_align`, with the same array
+    conventions; every layout and dtype that :func:`roi_align` takes. On torch tensors with the defaults
+    ``target="host"``, ``num_threads=0`` and no ``out``, in layout NCHW or NHWC, it runs
+    ``torch.ops.roialign.roi_align_rotated`` and the result has a gradient with respect to ``input`` (none for the
+    boxes).
+
+    ``roialign.nn.ROIAlignRotated`` (detectron2's) and ``roialign.nn.RoIAlignRotated`` (mmcv's) are its modules.
+    Raises as :func:`roi_align` does; ValueError with the library's message for a negative ``w`` or ``h`` of an aligned
+    box or a non-finite value, naming the box.
+    """
+    return _roi_align_call(None, input, rois, output_size, spatial_scale, sampling_ratio, aligned, layout, pool, None,
+                           target, num_threads, out, channels, _rotation(angle_unit, clockwise, aligned))
+
+
+def roi_align_rotated_backward(grad_output, input, rois, output_size, spatial_scale=1.0, sampling_ratio=0, *,
+                               angle_unit="radians", clockwise=False, aligned=True, layout="NCHW", pool="avg",
+                               target="host", num_threads=0, out=None, channels=None):
+    """The gradient of :func:`roi_align_rotated` with respect to the map: dX of ``sum(roi_align_rotated(input, rois,
+    ...) * grad_output)`` (docs/semantics.md, "Backward"), for any kind of array, as :func:`roi_align_backward` is for
+    :func:`roi_align`: the arguments after ``grad_output`` are the forward's and must be the forward's values. On torch
+    tensors with the defaults this is ``torch.ops.roialign.roi_align_rotated_backward``, the operator autograd runs.
+    """
+    if grad_output is None:
+        raise TypeError("grad_output must be an array (the gradient of roi_align_rotated's result); got None")
+    return _roi_align_call(grad_output, input, rois, output_size, spatial_scale, sampling_ratio, aligned, layout, pool,
+                           None, target, num_threads, out, channels, _rotation(angle_unit, clockwise, aligned))
+
+
+def _rotation(angle_unit, clockwise, aligned):
+    """(angle_unit, clockwise) of roi_align_rotated's arguments, checked."""
+    _flag(aligned, "aligned")
+    return _choose(angle_unit, _ANGLE_UNITS, "angle_unit"), _flag(clockwise, "clockwise")
 
 
 @functools.lru_cache(maxsize=16)
@@ -954,9 +1050,9 @@ def _multi_scale_call(grad_output, features, boxes, output_size, spatial_scales,
 def query_target(name):
     """What target ``name`` serves on this CPU and build, for layout planning.
 
-    Returns a dict: ``layouts``, ``dtypes``, ``pool_modes``, ``coordinate_modes`` (lists of the names this API
-    uses), ``preferred_layout`` (the layout of its best implementation) and ``implementations`` (their names, best
-    first). Raises ValueError for an unknown name and NotImplementedError when the target exists but nothing serves
+    Returns a dict: ``layouts``, ``dtypes``, ``pool_modes``, ``coordinate_modes``, ``roi_kinds`` (lists of the names
+    this API uses; ``roi_kinds`` holds ``"rotated"`` where :func:`roi_align_rotated` runs), ``preferred_layout`` (the
+    layout of its best implementation) and ``implementations`` (their names, best first). Raises ValueError for an unknown name and NotImplementedError when the target exists but nothing serves
     it here (e.g. an ISA this CPU lacks).
     """
     if not isinstance(name, str):
@@ -968,6 +1064,7 @@ def query_target(name):
         "pool_modes": [_names(_POOL_MODES)[v] for v in info["pool_modes"]],
         "coordinate_modes": [_names(_COORDINATE_MODES)[v] for v in info["coordinate_modes"]],
         "preferred_layout": _names(_LAYOUTS)[info["preferred_layout"]],
+        "roi_kinds": [_names(_ROI_KINDS)[v] for v in info["roi_kinds"]],
         "implementations": implementations(name),
     }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Loads roialign's PyTorch operator library (engines/torch/) into torch, once.
 
-After :func:`load`, ``torch.ops.roialign.roi_align`` and ``torch.ops.roialign.multi_scale_roi_align`` exist, and
+After :func:`load`, ``torch.ops.roialign.roi_align``, ``torch.ops.roialign.multi_scale_roi_align`` and
+``torch.ops.roialign.roi_align_rotated`` exist, and
 models that use them can be traced, scripted, saved and exported to ONNX (the symbolic is registered here too).
 The library is the file that ``ROIALIGN_TORCH_LIBRARY`` names, or else ``libroialign_torch.so`` beside this file,
 which the package build puts there when it finds the LibTorch of the interpreter's torch (python/CMakeLists.txt).
@@ -200,9 +201,10 @@ def available():
 
 
 def _register_onnx_symbolic(torch):
-    """torch.onnx.export writes roialign::roi_align as ONNX RoiAlign (opset 16), where the attributes allow it, and
+    """torch.onnx.export writes roialign::roi_align as ONNX RoiAlign (opset 16), where the attributes allow it,
     roialign::multi_scale_roi_align as torchvision's own export writes its pooler: each box's level, then one RoiAlign
-    per level over that level's boxes, scattered into the result."""
+    per level over that level's boxes, scattered into the result; and roialign::roi_align_rotated as mmcv's custom
+    node mmcv::MMCVRoIAlignRotated (opset 11 and later)."""
     from torch.onnx import symbolic_helper
 
     def const(value, kind):
@@ -297,5 +299,36 @@ def _register_onnx_symbolic(torch):
             result = g.op("ScatterND", result, g.op("Transpose", rows, perm_i=[1, 0]), pooled)
         return result
 
+    def roi_align_rotated(g, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                          clockwise, angle_unit, layout, pool_mode):
+        """mmcv's custom node mmcv::MMCVRoIAlignRotated (what mmcv's exporter writes and its ONNX Runtime and TensorRT
+        plugins read): the [K, 6] rois in radians, the attributes of mmcv's RoIAlignRotated. output_width is the
+        true width (mmcv's own exporter writes the height there). DEGREES (detectron2) become radians in the graph:
+        the rois times (1, 1, 1, 1, 1, pi/180)."""
+        layout, pool_mode, unit = const(layout, "s"), const(pool_mode, "s"), const(angle_unit, "s")
+        if layout.upper() != "NCHW":
+            raise RuntimeError("roialign: mmcv's MMCVRoIAlignRotated reads NCHW maps; export with layout='NCHW' "
+                               "(got %r)" % layout)
+        if pool_mode.upper() != "AVG":
+            raise RuntimeError("roialign: mmcv's MMCVRoIAlignRotated averages; it has no pool mode for %s"
+                               % pool_mode.upper())
+        if unit.upper() == "DEGREES":
+            scalar = rois.type().scalarType() if rois.isCompleteTensor() else None
+            row = [1.0, 1.0, 1.0, 1.0, 1.0, math.pi / 180.0]
+            if scalar in ("Float", "Double"):
+                factor = tensor(g, row, torch.float64 if scalar == "Double" else torch.float32)
+            else:  # the rois' dtype is not known here: the graph casts the factor (opset 15 and later)
+                factor = g.op("CastLike", tensor(g, row, torch.float64), rois)
+            rois = g.op("Mul", rois, factor)
+        elif unit.upper() != "RADIANS":
+            raise RuntimeError("roialign: unknown angle_unit %r" % unit)
+        # A negative sampling ratio (adaptive) is mmcv's 0.
+        return g.op("mmcv::MMCVRoIAlignRotated", input, rois, output_height_i=const(pooled_height, "i"),
+                    output_width_i=const(pooled_width, "i"), spatial_scale_f=const(spatial_scale, "f"),
+                    sampling_ratio_i=max(int(const(sampling_ratio, "i")), 0), aligned_i=int(bool(const(aligned, "b"))),
+                    clockwise_i=int(bool(const(clockwise, "b"))))
+
     torch.onnx.register_custom_op_symbolic("roialign::roi_align", roi_align, 16)
     torch.onnx.register_custom_op_symbolic("roialign::multi_scale_roi_align", multi_scale_roi_align, 16)
+    # mmcv exports its rotated RoIAlign at opset 11 (its deployments' default); the node is the same at every opset.
+    torch.onnx.register_custom_op_symbolic("roialign::roi_align_rotated", roi_align_rotated, 11)

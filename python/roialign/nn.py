@@ -3,7 +3,8 @@
 """Drop-in modules for torchvision's poolers, on roialign's torch operators (docs/torch.md).
 
 ``RoIAlign`` and ``MultiScaleRoIAlign`` take torchvision's constructor arguments and ``forward`` signatures and
-compute the same results (within the tolerance of docs/semantics.md). They can be scripted, traced, saved and
+compute the same results (within the tolerance of docs/semantics.md). ``ROIAlignRotated`` is detectron2's rotated
+pooler (angles in degrees) and ``RoIAlignRotated`` mmcv's (radians, with its ``aligned`` and ``clockwise``). They can be scripted, traced, saved and
 loaded (``torch.jit``), and ``torch.fx`` sees the op as one node. They train: the gradient flows to the feature maps
 (not to the boxes, as in torchvision), through the operators' backward. ``replace_poolers(model)`` swaps
 torchvision's poolers in a model.
@@ -55,6 +56,57 @@ class RoIAlign(nn.Module):
     def __repr__(self) -> str:
         return "%s(output_size=%s, spatial_scale=%s, sampling_ratio=%s, aligned=%s, layout=%r)" % (
             type(self).__name__, self.output_size, self.spatial_scale, self.sampling_ratio, self.aligned, self.layout)
+
+
+class ROIAlignRotated(nn.Module):
+    """detectron2's ``detectron2.layers.ROIAlignRotated`` on ``torch.ops.roialign.roi_align_rotated``: rois ``[K, 6]``
+    rows ``(batch_index, cx, cy, w, h, angle)`` with the angle in degrees, counter-clockwise, aligned (the box moved by
+    -0.5 pixel); ``sampling_ratio`` <= 0 is adaptive. ``layout="NHWC"`` pools channels_last maps.
+    """
+
+    def __init__(self, output_size, spatial_scale: float, sampling_ratio: int, *, layout: str = "NCHW"):
+        super().__init__()
+        self.output_size = _pair(output_size)
+        self.spatial_scale = float(spatial_scale)
+        self.sampling_ratio = int(sampling_ratio)
+        self.layout = layout
+
+    def forward(self, input: Tensor, rois: Tensor) -> Tensor:
+        return torch.ops.roialign.roi_align_rotated(input, rois, self.spatial_scale, self.output_size[0],
+                                                    self.output_size[1], self.sampling_ratio, True, False,
+                                                    angle_unit="DEGREES", layout=self.layout)
+
+    def __repr__(self) -> str:
+        return "%s(output_size=%s, spatial_scale=%s, sampling_ratio=%s, layout=%r)" % (
+            type(self).__name__, self.output_size, self.spatial_scale, self.sampling_ratio, self.layout)
+
+
+class RoIAlignRotated(nn.Module):
+    """mmcv's ``mmcv.ops.RoIAlignRotated`` on ``torch.ops.roialign.roi_align_rotated``: rois ``[K, 6]`` rows
+    ``(batch_index, cx, cy, w, h, angle)`` with the angle in radians; ``aligned`` (True: the box moved by -0.5 pixel;
+    False: no shift, w and h at least 1 pixel) and ``clockwise`` as mmcv's; ``sampling_ratio`` <= 0 is adaptive.
+    Exports to ONNX as mmcv's node ``mmcv::MMCVRoIAlignRotated``. ``layout="NHWC"`` pools channels_last maps.
+    """
+
+    def __init__(self, output_size, spatial_scale: float, sampling_ratio: int = 0, aligned: bool = True,
+                 clockwise: bool = False, *, layout: str = "NCHW"):
+        super().__init__()
+        self.output_size = _pair(output_size)
+        self.spatial_scale = float(spatial_scale)
+        self.sampling_ratio = int(sampling_ratio)
+        self.aligned = bool(aligned)
+        self.clockwise = bool(clockwise)
+        self.layout = layout
+
+    def forward(self, input: Tensor, rois: Tensor) -> Tensor:
+        return torch.ops.roialign.roi_align_rotated(input, rois, self.spatial_scale, self.output_size[0],
+                                                    self.output_size[1], self.sampling_ratio, self.aligned,
+                                                    self.clockwise, angle_unit="RADIANS", layout=self.layout)
+
+    def __repr__(self) -> str:
+        return "%s(output_size=%s, spatial_scale=%s, sampling_ratio=%s, aligned=%s, clockwise=%s, layout=%r)" % (
+            type(self).__name__, self.output_size, self.spatial_scale, self.sampling_ratio, self.aligned,
+            self.clockwise, self.layout)
 
 
 def _infer_scale(size: int, original: int) -> float:
