@@ -9,7 +9,8 @@ pool modes, with its transposed sampling as the backward. Checked here:
 - roialign.roi_align_rotated and roi_align_rotated_backward against it: float64 to 1e-12 on every layout (NCHW,
   NHWC, a blocked one) and on "host" and "generic"; float32 to 1e-4 (below), float16 and bfloat16 against float32;
 - an angle of 0 against roi_align aligned (HALF_PIXEL) on the box (cx - w/2, cy - h/2, cx + w/2, cy + h/2);
-  degrees against radians and clockwise against the negated angle;
+  degrees against radians and clockwise against the negated angle; OpenVINO's ROIAlignRotated-15, another
+  implementation, when openvino can be imported (installed or in .peers/);
 - torch.autograd.gradcheck in float64 of the operator for AVG, MAX and MAX_ONNX, and of the modules of both
   conventions (detectron2's ROIAlignRotated, mmcv's RoIAlignRotated); the same gradient bits at 1 and 2 threads;
   a double backward refused; the Meta kernels;
@@ -27,6 +28,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -329,6 +331,46 @@ def test_refusals():
         roialign.select(angle_unit="degrees")
 
 
+def _openvino():
+    """openvino, installed or from the checkout's .peers/ (.ci/setup-debian.sh), as test_multi_scale.py finds it."""
+    try:
+        import openvino
+    except ImportError:
+        peers = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".peers"))
+        if not os.path.isdir(peers):
+            return None
+        sys.path.append(peers)
+        try:
+            import openvino
+        except Exception:
+            return None
+    return openvino
+
+
+@pytest.mark.parametrize("clockwise", [False, True])
+@pytest.mark.parametrize("sampling_ratio", [0, 2])
+def test_matches_openvino_roi_align_rotated_15(clockwise, sampling_ratio):
+    """Another implementation of the definition: OpenVINO's ROIAlignRotated-15 (radians, aligned, [K, 5] boxes and
+    batch indices, clockwise_mode) on its CPU plugin, in float32."""
+    ov = _openvino()
+    if ov is None:
+        pytest.skip("openvino not importable (installed or in .peers)")
+    import openvino.opset15 as op15
+
+    x, rois = problem(30 + sampling_ratio + clockwise, c=6, k=20, degrees=False)
+    x = x.astype(np.float32)
+    boxes, batch = rois[:, 1:].astype(np.float32), rois[:, 0].astype(np.int32)
+    params = [op15.parameter(list(a.shape), a.dtype) for a in (x, boxes, batch)]
+    node = op15.roi_align_rotated(*params, pooled_h=2, pooled_w=3, sampling_ratio=sampling_ratio, spatial_scale=SCALE,
+                                  clockwise_mode=clockwise)
+    compiled = ov.Core().compile_model(ov.Model([node.output(0)], params), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    ref = compiled([x, boxes, batch])[0]
+    got = roialign.roi_align_rotated(x, [boxes[batch == b] for b in range(2)], (2, 3), SCALE, sampling_ratio,
+                                     clockwise=clockwise)
+    order = np.argsort(batch, kind="stable")  # the list form gives image 0's boxes first
+    assert_close(got, ref[order], 1e-5)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # torch: the operator, autograd, the modules, TorchScript, FX, ONNX
 # ---------------------------------------------------------------------------------------------------------------
@@ -514,12 +556,18 @@ ONNX_NODES = textwrap.dedent("""
     import json, os, sys
     for p in reversed([p for p in os.environ.get("ROIALIGN_PEERS_PATH", "").split(os.pathsep) if p]):
         sys.path.insert(0, p)
-    import onnx
+    import onnx, onnx.numpy_helper
     model = onnx.load(sys.argv[1])
-    nodes = [{"op": n.op_type, "domain": n.domain,
-              "attributes": {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}}
+    value = lambda v: onnx.numpy_helper.to_array(v).tolist() if isinstance(v, onnx.TensorProto) else v
+    nodes = [{"op": n.op_type, "domain": n.domain, "inputs": list(n.input), "outputs": list(n.output),
+              "attributes": {a.name: value(onnx.helper.get_attribute_value(a)) for a in n.attribute}}
              for n in model.graph.node]
-    print(json.dumps(nodes, default=lambda v: v.decode() if isinstance(v, bytes) else str(v)))
+    constants = {i.name: onnx.numpy_helper.to_array(i).tolist() for i in model.graph.initializer}
+    for n in nodes:
+        if n["op"] == "Constant":
+            constants[n["outputs"][0]] = n["attributes"]["value"]
+    print(json.dumps({"nodes": nodes, "constants": constants},
+                     default=lambda v: v.decode() if isinstance(v, bytes) else str(v)))
 """)
 
 
@@ -529,8 +577,10 @@ def onnx_nodes(module, args, path, opset):
     kwargs = {}
     if "dynamo" in inspect.signature(torch.onnx.export).parameters:
         kwargs["dynamo"] = False  # the TorchScript exporter, which roialign's symbolics serve
-    torch.onnx.export(module, args, path, opset_version=opset, input_names=["x", "rois"],
-                      custom_opsets={"mmcv": 1}, **kwargs)
+    with warnings.catch_warnings():  # that the exporter cannot infer the shape of a custom node
+        warnings.simplefilter("ignore", UserWarning)
+        torch.onnx.export(module, args, path, opset_version=opset, input_names=["x", "rois"],
+                          custom_opsets={"mmcv": 1}, **kwargs)
     run = subprocess.run([sys.executable, "-c", ONNX_NODES, path], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout.strip().splitlines()[-1])
@@ -545,18 +595,24 @@ def test_onnx_export_is_mmcvs_node(tmp_path, opset):
     from roialign import nn as rnn
 
     x, rois = torch.rand(2, 4, 20, 24), torch.tensor([[0, 30.0, 20, 16, 8, 0.3], [1, 40, 30, 20, 12, -1.0]])
-    nodes = onnx_nodes(rnn.RoIAlignRotated((3, 5), 0.5, 2, False, True), (x, rois), str(tmp_path / "mm.onnx"), opset)
+    nodes = onnx_nodes(rnn.RoIAlignRotated((3, 5), 0.5, 2, False, True), (x, rois), str(tmp_path / "mm.onnx"),
+                       opset)["nodes"]
     (node,) = [n for n in nodes if n["op"] == "MMCVRoIAlignRotated"]
+    assert node["inputs"] == ["x", "rois"]
     assert node["domain"] == "mmcv"
     assert node["attributes"] == {"output_height": 3, "output_width": 5, "spatial_scale": 0.5, "sampling_ratio": 2,
                                   "aligned": 0, "clockwise": 1}
     assert not any(n["op"] == "Mul" for n in nodes)  # radians go in as they are
     # detectron2's module: aligned, counter-clockwise, adaptive, and degrees turned into radians in the graph.
-    nodes = onnx_nodes(rnn.ROIAlignRotated((4, 2), 0.25, -1), (x, rois), str(tmp_path / "d2.onnx"), opset)
+    graph = onnx_nodes(rnn.ROIAlignRotated((4, 2), 0.25, -1), (x, rois), str(tmp_path / "d2.onnx"), opset)
+    nodes = graph["nodes"]
     (node,) = [n for n in nodes if n["op"] == "MMCVRoIAlignRotated"]
     assert node["attributes"] == {"output_height": 4, "output_width": 2, "spatial_scale": 0.25, "sampling_ratio": 0,
                                   "aligned": 1, "clockwise": 0}
-    assert [n["op"] for n in nodes].count("Mul") == 1
+    (mul,) = [n for n in nodes if n["op"] == "Mul"]
+    assert mul["outputs"] == [node["inputs"][1]] and "rois" in mul["inputs"]
+    (factor,) = [graph["constants"][i] for i in mul["inputs"] if i != "rois"]
+    np.testing.assert_allclose(factor, [1, 1, 1, 1, 1, math.pi / 180], rtol=1e-7)
 
 
 @needs_torch
