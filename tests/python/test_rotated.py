@@ -15,7 +15,8 @@ pool modes, with its transposed sampling as the backward. Checked here:
   conventions (detectron2's ROIAlignRotated, mmcv's RoIAlignRotated); the same gradient bits at 1 and 2 threads;
   a double backward refused; the Meta kernels;
 - the modules' signatures, TorchScript (script, trace, save and load), torch.fx; ONNX export as mmcv's custom node
-  mmcv::MMCVRoIAlignRotated with its attributes (when ROIALIGN_PEERS_PATH brings onnx).
+  mmcv::MMCVRoIAlignRotated with its attributes (read with onnx from ROIALIGN_PEERS_PATH or the checkout's
+  .peers/); on torch 2.x, torch.compile and torch.export.
 
 float32 is held to 1e-4 (absolute, plus 1e-4 relative) against the float64 definition, not to the 1e-5 of the
 axis-aligned kernels: a rotated sample's position is cy + yy·cos θ − xx·sin θ, computed in float32 from
@@ -550,8 +551,54 @@ def test_torchscript_and_fx(tmp_path):
         assert len(calls) == 1 and "roialign.roi_align_rotated" in str(calls[0].target)
 
 
-# onnx comes from ROIALIGN_PEERS_PATH (.peers/), in a process of its own (as in test_torch_ops.py): prints the graph's
-# nodes (op, domain, attributes) as JSON.
+@needs_torch
+@pytest.mark.skipif(torch is None or not hasattr(torch, "compile"), reason="torch.compile is torch 2.x's")
+def test_compile_gives_eager_results_and_gradients():
+    torch_ops()
+    from roialign import nn as rnn
+
+    module = rnn.ROIAlignRotated(3, SCALE, 2)
+    torch._dynamo.reset()
+    compiled = torch.compile(module, fullgraph=True, dynamic=True)
+    for k in (7, 12):  # the Meta kernel takes a symbolic RoI count
+        x, rois = torch_problem(27 + k, k=k)
+        x, rois = x.detach().float(), rois.float()
+        with torch.no_grad():
+            assert torch.equal(compiled(x, rois), module(x, rois))
+    grads = []
+    for fn in (compiled, module):
+        leaf = x.clone().requires_grad_()
+        fn(leaf, rois).square().sum().backward()
+        grads.append(leaf.grad)
+    assert torch.equal(grads[0], grads[1])
+
+
+@needs_torch
+@pytest.mark.skipif(torch is None or not hasattr(torch, "export"), reason="torch.export is torch 2.x's")
+def test_export_gives_eager_results():
+    torch_ops()
+    from roialign import nn as rnn
+
+    module = rnn.RoIAlignRotated((2, 3), SCALE, 0, False, True)
+    x, rois = torch_problem(28, degrees=False)
+    x = x.detach()
+    exported = torch.export.export(module, (x, rois), dynamic_shapes=(None, {0: torch.export.Dim("k", min=2)}))
+    targets = [str(n.target) for n in exported.graph.nodes if n.op == "call_function"]
+    assert any("roialign.roi_align_rotated" in t for t in targets)
+    other = rois[:4].clone()
+    assert torch.equal(exported.module()(x, other), module(x, other))
+
+
+def peers_path():
+    """Where onnx comes from: ROIALIGN_PEERS_PATH, else the checkout's .peers/ (.ci/setup-debian.sh), else None."""
+    if os.environ.get("ROIALIGN_PEERS_PATH"):
+        return os.environ["ROIALIGN_PEERS_PATH"]
+    peers = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".peers"))
+    return peers if os.path.isdir(os.path.join(peers, "onnx")) else None
+
+
+# onnx comes from peers_path(), in a process of its own (as in test_torch_ops.py, since torch has imported Debian's
+# older typing_extensions here): prints the graph's nodes (op, domain, inputs, attributes) and constants as JSON.
 ONNX_NODES = textwrap.dedent("""
     import json, os, sys
     for p in reversed([p for p in os.environ.get("ROIALIGN_PEERS_PATH", "").split(os.pathsep) if p]):
@@ -581,7 +628,8 @@ def onnx_nodes(module, args, path, opset):
         warnings.simplefilter("ignore", UserWarning)
         torch.onnx.export(module, args, path, opset_version=opset, input_names=["x", "rois"],
                           custom_opsets={"mmcv": 1}, **kwargs)
-    run = subprocess.run([sys.executable, "-c", ONNX_NODES, path], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", ONNX_NODES, path], capture_output=True, text=True,
+                         env=dict(os.environ, ROIALIGN_PEERS_PATH=peers_path()))
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout.strip().splitlines()[-1])
 
@@ -590,8 +638,8 @@ def onnx_nodes(module, args, path, opset):
 @pytest.mark.parametrize("opset", [11, 16])
 def test_onnx_export_is_mmcvs_node(tmp_path, opset):
     torch_ops()
-    if not os.environ.get("ROIALIGN_PEERS_PATH"):
-        pytest.skip("ROIALIGN_PEERS_PATH (onnx) is not set")
+    if peers_path() is None:
+        pytest.skip("onnx is not there to read the export (ROIALIGN_PEERS_PATH, or the checkout's .peers/)")
     from roialign import nn as rnn
 
     x, rois = torch.rand(2, 4, 20, 24), torch.tensor([[0, 30.0, 20, 16, 8, 0.3], [1, 40, 30, 20, 12, -1.0]])
@@ -625,5 +673,10 @@ def test_onnx_export_refuses_what_mmcv_has_no_attribute_for(tmp_path):
 
     x, rois = torch.rand(1, 2, 8, 8), torch.tensor([[0, 4.0, 4, 3, 3, 0.5]])
     kwargs = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
-    with pytest.raises(Exception, match="averages"):
+    with pytest.raises(Exception) as refused:
         torch.onnx.export(MaxPool(), (x, rois), str(tmp_path / "max.onnx"), opset_version=16, **kwargs)
+    chain, e = [], refused.value  # the symbolic's RuntimeError, or an exporter's error that carries it
+    while e is not None and len(chain) < 8:
+        chain.append(str(e))
+        e = e.__cause__ or e.__context__
+    assert any("averages; it has no pool mode for MAX" in m for m in chain), chain
