@@ -635,7 +635,8 @@ NB_MODULE(_roialign, m) {
            nb::arg("channels").none() = nb::none(),
            "Runs on dense arrays in memory order (input [N,C,H,W], [N,H,W,C] or [N,ceil(C/b),H,W,b]; out "
            "[K,C,PH,PW], [K,PH,PW,C] or [K,ceil(C/b),PH,PW,b]); rois float32 (float64 for a float64 kernel) "
-           "[K,5], or [K,4] with int64 batch_indices (a rotated kernel: [K,6] or [K,5]); channels: the logical C (None: from the shape). Releases the GIL while the kernel runs.")
+           "[K,5], or [K,4] with int64 batch_indices (a rotated kernel: [K,6] or [K,5]); channels: the logical C "
+           "(None: from the shape). Releases the GIL while the kernel runs.")
       .def("run_backward", &RunBackward, nb::arg("grad_output").noconvert(), nb::arg("input").noconvert(),
            nb::arg("rois").noconvert(), nb::arg("batch_indices").noconvert().none(), nb::arg("out").noconvert(),
            nb::arg("num_threads"), nb::arg("channels").none() = nb::none(),

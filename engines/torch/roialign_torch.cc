@@ -607,116 +607,106 @@ const auto& MultiScaleRoiAlignBackwardOp() {
   return op;
 }
 
-class RoiAlignFunction : public torch::autograd::Function<RoiAlignFunction> {
+// The attributes of one single-level call, roi_align's or roi_align_rotated's, as its backward needs them. The two
+// ops differ in their boxes only: `rotated`, then `angle_unit` and `clockwise`; `coordinate_mode` is roi_align's
+// ("" when absent: no mode is named "").
+struct PoolAttributes {
+  double spatial_scale = 1.0;
+  int64_t pooled_height = 0, pooled_width = 0, sampling_ratio = 0;
+  bool aligned = false;
+  std::string layout, pool_mode, coordinate_mode;
+  bool rotated = false;
+  std::string angle_unit;
+  bool clockwise = false;
+};
+
+const char* OpName(const PoolAttributes& a) {
+  return a.rotated ? "roialign::roi_align_rotated" : "roialign::roi_align";
+}
+
+at::Tensor CallPool(const at::Tensor& input, const at::Tensor& rois, const PoolAttributes& a) {
+  if (a.rotated) {
+    return RoiAlignRotatedOp().call(input, rois, a.spatial_scale, a.pooled_height, a.pooled_width, a.sampling_ratio,
+                                    a.aligned, a.clockwise, a.angle_unit, a.layout, a.pool_mode);
+  }
+  return RoiAlignOp().call(input, rois, a.spatial_scale, a.pooled_height, a.pooled_width, a.sampling_ratio, a.aligned,
+                           a.layout, a.pool_mode, OptionalView(a.coordinate_mode));
+}
+
+at::Tensor CallPoolBackward(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
+                            const PoolAttributes& a) {
+  if (a.rotated) {
+    return RoiAlignRotatedBackwardOp().call(grad, input, rois, a.spatial_scale, a.pooled_height, a.pooled_width,
+                                            a.sampling_ratio, a.aligned, a.clockwise, a.angle_unit, a.layout,
+                                            a.pool_mode);
+  }
+  return RoiAlignBackwardOp().call(grad, input, rois, a.spatial_scale, a.pooled_height, a.pooled_width,
+                                   a.sampling_ratio, a.aligned, a.layout, a.pool_mode, OptionalView(a.coordinate_mode));
+}
+
+void SaveAttributes(AutogradContext* ctx, const PoolAttributes& a) {
+  ctx->saved_data["spatial_scale"] = a.spatial_scale;
+  ctx->saved_data["pooled_height"] = a.pooled_height;
+  ctx->saved_data["pooled_width"] = a.pooled_width;
+  ctx->saved_data["sampling_ratio"] = a.sampling_ratio;
+  ctx->saved_data["aligned"] = a.aligned;
+  ctx->saved_data["layout"] = a.layout;
+  ctx->saved_data["pool_mode"] = a.pool_mode;
+  ctx->saved_data["coordinate_mode"] = a.coordinate_mode;
+  ctx->saved_data["rotated"] = a.rotated;
+  ctx->saved_data["angle_unit"] = a.angle_unit;
+  ctx->saved_data["clockwise"] = a.clockwise;
+}
+
+PoolAttributes SavedAttributes(AutogradContext* ctx) {
+  PoolAttributes a;
+  a.spatial_scale = ctx->saved_data["spatial_scale"].toDouble();
+  a.pooled_height = ctx->saved_data["pooled_height"].toInt();
+  a.pooled_width = ctx->saved_data["pooled_width"].toInt();
+  a.sampling_ratio = ctx->saved_data["sampling_ratio"].toInt();
+  a.aligned = ctx->saved_data["aligned"].toBool();
+  a.layout = ctx->saved_data["layout"].toStringRef();
+  a.pool_mode = ctx->saved_data["pool_mode"].toStringRef();
+  a.coordinate_mode = ctx->saved_data["coordinate_mode"].toStringRef();
+  a.rotated = ctx->saved_data["rotated"].toBool();
+  a.angle_unit = ctx->saved_data["angle_unit"].toStringRef();
+  a.clockwise = ctx->saved_data["clockwise"].toBool();
+  return a;
+}
+
+// roi_align and roi_align_rotated under autograd: one node that keeps the map, the RoIs and the attributes.
+class PoolFunction : public torch::autograd::Function<PoolFunction> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& rois,
-                            double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                            bool aligned, c10::string_view layout, c10::string_view pool_mode,
-                            c10::optional<c10::string_view> coordinate_mode) {
-    ctx->saved_data["spatial_scale"] = spatial_scale;
-    ctx->saved_data["pooled_height"] = pooled_height;
-    ctx->saved_data["pooled_width"] = pooled_width;
-    ctx->saved_data["sampling_ratio"] = sampling_ratio;
-    ctx->saved_data["aligned"] = aligned;
-    ctx->saved_data["layout"] = Saved(layout);
-    ctx->saved_data["pool_mode"] = Saved(pool_mode);
-    ctx->saved_data["coordinate_mode"] = coordinate_mode ? Saved(*coordinate_mode) : std::string();
+                            const PoolAttributes& attributes) {
+    SaveAttributes(ctx, attributes);
     ctx->save_for_backward({input, rois});
     at::AutoDispatchBelowADInplaceOrView below;
-    return RoiAlignOp().call(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout,
-                             pool_mode, coordinate_mode);
+    return CallPool(input, rois, attributes);
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const variable_list saved = ctx->get_saved_variables();
     at::Tensor grad_input;
     if (ctx->needs_input_grad(0)) {
-      const std::string layout = ctx->saved_data["layout"].toStringRef();
-      const std::string pool_mode = ctx->saved_data["pool_mode"].toStringRef();
-      const std::string coordinate_mode = ctx->saved_data["coordinate_mode"].toStringRef();
-      grad_input = RoiAlignBackwardOp().call(
-          grad_outputs[0], saved[0], saved[1], ctx->saved_data["spatial_scale"].toDouble(),
-          ctx->saved_data["pooled_height"].toInt(), ctx->saved_data["pooled_width"].toInt(),
-          ctx->saved_data["sampling_ratio"].toInt(), ctx->saved_data["aligned"].toBool(), layout, pool_mode,
-          OptionalView(coordinate_mode));
+      grad_input = CallPoolBackward(grad_outputs[0], saved[0], saved[1], SavedAttributes(ctx));
     }
-    // One entry per argument of forward: input, rois (no gradient), then the attributes.
-    variable_list grads(10);
-    grads[0] = grad_input;
-    return grads;
+    // One entry per argument of forward: input, rois (no gradient), the attributes.
+    return {grad_input, at::Tensor(), at::Tensor()};
   }
 };
 
-// The backward op under autograd: a node whose own backward refuses.
-class RoiAlignBackwardFunction : public torch::autograd::Function<RoiAlignBackwardFunction> {
+// The backward ops under autograd: a node whose own backward refuses.
+class PoolBackwardFunction : public torch::autograd::Function<PoolBackwardFunction> {
  public:
-  static at::Tensor forward(AutogradContext* /*ctx*/, const at::Tensor& grad, const at::Tensor& input,
-                            const at::Tensor& rois, double spatial_scale, int64_t pooled_height, int64_t pooled_width,
-                            int64_t sampling_ratio, bool aligned, c10::string_view layout, c10::string_view pool_mode,
-                            c10::optional<c10::string_view> coordinate_mode) {
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& grad, const at::Tensor& input,
+                            const at::Tensor& rois, const PoolAttributes& attributes) {
+    ctx->saved_data["op"] = std::string(OpName(attributes));
     at::AutoDispatchBelowADInplaceOrView below;
-    return RoiAlignBackwardOp().call(grad, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio,
-                                     aligned, layout, pool_mode, coordinate_mode);
+    return CallPoolBackward(grad, input, rois, attributes);
   }
-  static variable_list backward(AutogradContext* /*ctx*/, variable_list /*grad_outputs*/) {
-    RefuseDoubleBackward("roialign::roi_align");
-  }
-};
-
-// roi_align_rotated under autograd: roi_align's scheme, with the rotated ops.
-class RoiAlignRotatedFunction : public torch::autograd::Function<RoiAlignRotatedFunction> {
- public:
-  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& rois,
-                            double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                            bool aligned, bool clockwise, c10::string_view angle_unit, c10::string_view layout,
-                            c10::string_view pool_mode) {
-    ctx->saved_data["spatial_scale"] = spatial_scale;
-    ctx->saved_data["pooled_height"] = pooled_height;
-    ctx->saved_data["pooled_width"] = pooled_width;
-    ctx->saved_data["sampling_ratio"] = sampling_ratio;
-    ctx->saved_data["aligned"] = aligned;
-    ctx->saved_data["clockwise"] = clockwise;
-    ctx->saved_data["angle_unit"] = Saved(angle_unit);
-    ctx->saved_data["layout"] = Saved(layout);
-    ctx->saved_data["pool_mode"] = Saved(pool_mode);
-    ctx->save_for_backward({input, rois});
-    at::AutoDispatchBelowADInplaceOrView below;
-    return RoiAlignRotatedOp().call(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
-                                    clockwise, angle_unit, layout, pool_mode);
-  }
-
-  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    const variable_list saved = ctx->get_saved_variables();
-    at::Tensor grad_input;
-    if (ctx->needs_input_grad(0)) {
-      const std::string angle_unit = ctx->saved_data["angle_unit"].toStringRef();
-      const std::string layout = ctx->saved_data["layout"].toStringRef();
-      const std::string pool_mode = ctx->saved_data["pool_mode"].toStringRef();
-      grad_input = RoiAlignRotatedBackwardOp().call(
-          grad_outputs[0], saved[0], saved[1], ctx->saved_data["spatial_scale"].toDouble(),
-          ctx->saved_data["pooled_height"].toInt(), ctx->saved_data["pooled_width"].toInt(),
-          ctx->saved_data["sampling_ratio"].toInt(), ctx->saved_data["aligned"].toBool(),
-          ctx->saved_data["clockwise"].toBool(), angle_unit, layout, pool_mode);
-    }
-    // One entry per argument of forward: input, rois (no gradient), then the attributes.
-    variable_list grads(11);
-    grads[0] = grad_input;
-    return grads;
-  }
-};
-
-class RoiAlignRotatedBackwardFunction : public torch::autograd::Function<RoiAlignRotatedBackwardFunction> {
- public:
-  static at::Tensor forward(AutogradContext* /*ctx*/, const at::Tensor& grad, const at::Tensor& input,
-                            const at::Tensor& rois, double spatial_scale, int64_t pooled_height, int64_t pooled_width,
-                            int64_t sampling_ratio, bool aligned, bool clockwise, c10::string_view angle_unit,
-                            c10::string_view layout, c10::string_view pool_mode) {
-    at::AutoDispatchBelowADInplaceOrView below;
-    return RoiAlignRotatedBackwardOp().call(grad, input, rois, spatial_scale, pooled_height, pooled_width,
-                                            sampling_ratio, aligned, clockwise, angle_unit, layout, pool_mode);
-  }
-  static variable_list backward(AutogradContext* /*ctx*/, variable_list /*grad_outputs*/) {
-    RefuseDoubleBackward("roialign::roi_align_rotated");
+  static variable_list backward(AutogradContext* ctx, variable_list /*grad_outputs*/) {
+    RefuseDoubleBackward(ctx->saved_data["op"].toStringRef().c_str());
   }
 };
 
@@ -786,28 +776,64 @@ class MultiScaleRoiAlignBackwardFunction : public torch::autograd::Function<Mult
   }
 };
 
+PoolAttributes AttributesOf(double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                            bool aligned, c10::string_view layout, c10::string_view pool_mode) {
+  PoolAttributes a;
+  a.spatial_scale = spatial_scale;
+  a.pooled_height = pooled_height;
+  a.pooled_width = pooled_width;
+  a.sampling_ratio = sampling_ratio;
+  a.aligned = aligned;
+  a.layout = Saved(layout);
+  a.pool_mode = Saved(pool_mode);
+  return a;
+}
+
+PoolAttributes RoiAlignAttributes(double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                                  int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                                  c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+  PoolAttributes a = AttributesOf(spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout,
+                                  pool_mode);
+  a.coordinate_mode = coordinate_mode ? Saved(*coordinate_mode) : std::string();
+  return a;
+}
+
+PoolAttributes RotatedAttributes(double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                                 int64_t sampling_ratio, bool aligned, bool clockwise, c10::string_view angle_unit,
+                                 c10::string_view layout, c10::string_view pool_mode) {
+  PoolAttributes a = AttributesOf(spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout,
+                                  pool_mode);
+  a.rotated = true;
+  a.angle_unit = Saved(angle_unit);
+  a.clockwise = clockwise;
+  return a;
+}
+
 at::Tensor RoiAlignAutograd(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
                             int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
                             c10::string_view layout, c10::string_view pool_mode,
                             c10::optional<c10::string_view> coordinate_mode) {
-  return RoiAlignFunction::apply(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
-                                 layout, pool_mode, coordinate_mode);
+  return PoolFunction::apply(input, rois, RoiAlignAttributes(spatial_scale, pooled_height, pooled_width,
+                                                             sampling_ratio, aligned, layout, pool_mode,
+                                                             coordinate_mode));
 }
 
 at::Tensor RoiAlignBackwardAutograd(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
                                     double spatial_scale, int64_t pooled_height, int64_t pooled_width,
                                     int64_t sampling_ratio, bool aligned, c10::string_view layout,
                                     c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
-  return RoiAlignBackwardFunction::apply(grad, input, rois, spatial_scale, pooled_height, pooled_width,
-                                         sampling_ratio, aligned, layout, pool_mode, coordinate_mode);
+  return PoolBackwardFunction::apply(grad, input, rois, RoiAlignAttributes(spatial_scale, pooled_height,
+                                                                           pooled_width, sampling_ratio, aligned,
+                                                                           layout, pool_mode, coordinate_mode));
 }
 
 at::Tensor RoiAlignRotatedAutograd(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
                                    int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
                                    bool clockwise, c10::string_view angle_unit, c10::string_view layout,
                                    c10::string_view pool_mode) {
-  return RoiAlignRotatedFunction::apply(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio,
-                                        aligned, clockwise, angle_unit, layout, pool_mode);
+  return PoolFunction::apply(input, rois, RotatedAttributes(spatial_scale, pooled_height, pooled_width,
+                                                            sampling_ratio, aligned, clockwise, angle_unit, layout,
+                                                            pool_mode));
 }
 
 at::Tensor RoiAlignRotatedBackwardAutograd(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
@@ -815,8 +841,9 @@ at::Tensor RoiAlignRotatedBackwardAutograd(const at::Tensor& grad, const at::Ten
                                            int64_t sampling_ratio, bool aligned, bool clockwise,
                                            c10::string_view angle_unit, c10::string_view layout,
                                            c10::string_view pool_mode) {
-  return RoiAlignRotatedBackwardFunction::apply(grad, input, rois, spatial_scale, pooled_height, pooled_width,
-                                                sampling_ratio, aligned, clockwise, angle_unit, layout, pool_mode);
+  return PoolBackwardFunction::apply(grad, input, rois, RotatedAttributes(spatial_scale, pooled_height, pooled_width,
+                                                                          sampling_ratio, aligned, clockwise,
+                                                                          angle_unit, layout, pool_mode));
 }
 
 at::Tensor MultiScaleRoiAlignAutograd(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,

@@ -38,9 +38,9 @@ import numpy as np
 from . import _roialign
 
 __version__ = _roialign.__version__
-__all__ = ["roi_align", "roi_align_backward", "roi_align_rotated", "roi_align_rotated_backward", "multi_scale_roi_align",
-           "multi_scale_roi_align_backward", "select", "Kernel", "query_target", "targets", "implementations",
-           "DTypeError"]
+__all__ = ["roi_align", "roi_align_backward", "roi_align_rotated", "roi_align_rotated_backward",
+           "multi_scale_roi_align", "multi_scale_roi_align_backward", "select", "Kernel", "query_target", "targets",
+           "implementations", "DTypeError"]
 
 
 class DTypeError(TypeError, RuntimeError):

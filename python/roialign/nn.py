@@ -4,10 +4,10 @@
 
 ``RoIAlign`` and ``MultiScaleRoIAlign`` take torchvision's constructor arguments and ``forward`` signatures and
 compute the same results (within the tolerance of docs/semantics.md). ``ROIAlignRotated`` is detectron2's rotated
-pooler (angles in degrees) and ``RoIAlignRotated`` mmcv's (radians, with its ``aligned`` and ``clockwise``). They can be scripted, traced, saved and
-loaded (``torch.jit``), and ``torch.fx`` sees the op as one node. They train: the gradient flows to the feature maps
-(not to the boxes, as in torchvision), through the operators' backward. ``replace_poolers(model)`` swaps
-torchvision's poolers in a model.
+pooler (angles in degrees) and ``RoIAlignRotated`` mmcv's (radians, with its ``aligned`` and ``clockwise``). They
+can be scripted, traced, saved and loaded (``torch.jit``), and ``torch.fx`` sees the op as one node. They train: the
+gradient flows to the feature maps (not to the boxes, as in torchvision), through the operators' backward.
+``replace_poolers(model)`` swaps torchvision's poolers in a model.
 """
 import math
 from typing import Dict, List, Optional, Tuple, Union
