@@ -274,6 +274,23 @@ def test_degrees_are_radians_and_clockwise_is_the_negated_angle():
         np.testing.assert_array_equal(cw, roialign.roi_align_rotated(xd, negated, 3, SCALE, angle_unit="degrees"))
 
 
+def test_out_and_torch_blocked_maps():
+    x, rois = problem(12, c=5)
+    want = roialign.roi_align_rotated(x, rois, 2, SCALE, angle_unit="degrees", pool="max")
+    out = roialign._aligned_empty(want.shape, np.dtype(np.float64))
+    assert roialign.roi_align_rotated(x, rois, 2, SCALE, angle_unit="degrees", pool="max", out=out) is out
+    np.testing.assert_array_equal(out, want)
+    if torch is None:
+        return
+    # A blocked torch map runs on the extension and gives the numpy bits.
+    blocked = to_layout(x, "NCHW8c")
+    y = roialign.roi_align_rotated(torch.from_numpy(blocked), torch.from_numpy(rois), 2, SCALE, angle_unit="degrees",
+                                   pool="max", layout="NCHW8c", channels=5)
+    assert isinstance(y, torch.Tensor) and y.shape == (len(rois), 1, 2, 2, 8)
+    np.testing.assert_array_equal(from_layout(y.numpy(), "NCHW8c", 5), want)
+    assert not y[..., 5:].any()  # the padded lanes are written as 0
+
+
 def test_list_of_boxes_and_batch_indices():
     x, rois = problem(7)
     per_image = [rois[rois[:, 0] == b, 1:] for b in range(2)]
