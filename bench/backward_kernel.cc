@@ -31,6 +31,9 @@ roialign_params ToC(const Params& params) {
   c.pool_mode = static_cast<roialign_pool_mode>(params.pool_mode);
   c.layout = static_cast<roialign_layout>(params.layout);
   c.dtype = static_cast<roialign_dtype>(params.dtype);
+  c.roi_kind = static_cast<roialign_roi_kind>(params.roi_kind);
+  c.angle_unit = static_cast<roialign_angle_unit>(params.angle_unit);
+  c.rotation = static_cast<roialign_rotation>(params.rotation);
   if (params.backward) c.flags |= ROIALIGN_PARAMS_BACKWARD;
   return c;
 }
