@@ -57,7 +57,9 @@ Usage: layout_report [options]
   --custom=SPEC       a custom workload instead, SPEC = key=value pairs separated by ':' e.g.
                         C=64:H=100:W=100:K=500:pooled=7:ratio=2:coord=HALF_PIXEL:pool=MAX:scale=0.25
                         (keys: C H W K pooled ratio coord{LEGACY,HALF_PIXEL,HALF_PIXEL_CENTERED,LEGACY_UNCLAMPED}
-                         pool{AVG,MAX,MAX_ONNX} scale; unspecified keys keep the default workload's values)
+                         pool{AVG,MAX,MAX_ONNX} scale; unspecified keys keep the default workload's values;
+                         angle=A makes the RoIs rotated, angles uniform over [-A, A] degrees, as workload rotated:
+                         HALF_PIXEL unless coord says LEGACY)
   --isas=a,b          ISAs to time (default: every one this CPU runs), e.g. avx2,sse4,emu128
   --best-isas=N       of those, only the N best, as target "host" ranks them (2: the host's ISA and the next)
   --threads=a,b       thread counts (default: 1 and all cores)
@@ -171,6 +173,7 @@ void RoundRobin(int rounds, int threads, PeakMeter* meter, PeakMeter* copy_meter
 bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
   *w = StandardWorkloads()[0];
   w->name = "custom";
+  bool coord_given = false;
   for (const std::string& kv : Split(spec, ':')) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos) return false;
@@ -182,7 +185,11 @@ bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
     else if (k == "pooled") w->pooled = std::stoll(v);
     else if (k == "ratio") w->sampling_ratio = std::stoi(v);
     else if (k == "scale") w->spatial_scale = std::stof(v);
-    else if (k == "coord") {
+    else if (k == "angle") {
+      w->roi_kind = RoiKind::kRotated;
+      w->max_angle = std::stof(v);
+    } else if (k == "coord") {
+      coord_given = true;
       if (!internal::ParseEnum(v, &w->coordinate_mode)) return false;
     } else if (k == "pool") {
       if (!internal::ParseEnum(v, &w->pool_mode)) return false;
@@ -190,6 +197,7 @@ bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
       return false;
     }
   }
+  if (w->roi_kind == RoiKind::kRotated && !coord_given) w->coordinate_mode = CoordinateMode::kHalfPixel;  // aligned
   w->image_width = static_cast<float>(w->width) / w->spatial_scale;
   w->image_height = static_cast<float>(w->height) / w->spatial_scale;
   w->max_roi = std::min(w->max_roi, std::min(w->image_width, w->image_height));
@@ -1087,9 +1095,11 @@ int Main(int argc, char** argv) {
             if (ti == 0) CheckTransformOrExit(spec.name, paths.back(), scratch, kBandwidthLayouts[k], shape, nchw_map);
           }
           // A rotated workload: its NHWC kernel with every angle 0, and the axis-aligned NHWC kernel on the same boxes
-          // (HALF_PIXEL), in the same rounds, after the transforms (the rows stay the named paths'). Not in F64, whose
-          // RoIs the workload keeps in double for its own angles only.
-          const bool compare_axis = spec.roi_kind == RoiKind::kRotated && dtype != DType::kF64;
+          // (HALF_PIXEL), in the same rounds, after the transforms (the rows stay the named paths'). Only for aligned
+          // (HALF_PIXEL) RoIs, the mode in which angle 0 is the axis-aligned box; not in F64, whose RoIs the workload
+          // keeps in double for its own angles only.
+          const bool compare_axis = spec.roi_kind == RoiKind::kRotated && dtype != DType::kF64 &&
+                                    spec.coordinate_mode == CoordinateMode::kHalfPixel;
           const size_t compare_at = paths.size();
           const SelectResult axis_nhwc =
               compare_axis ? Select(t->target, w.AxisAlignedParamsFor(Layout::kNHWC, dtype)) : SelectResult(Status());

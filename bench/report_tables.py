@@ -261,14 +261,14 @@ def print_rotated(report, peers, by, host_isa):
     rows = report.get("rotated_vs_axis_aligned") or []
     if rows:
         print(f"\nRotated RoIs: our NHWC kernel over the axis-aligned NHWC kernel on the same boxes (HALF_PIXEL), "
-              f"same rounds, minimum times (target ≤ {ROTATED_RATIO}x):")
+              f"same rounds, minimum times (target ≤ {ROTATED_RATIO}x; ! unstable):")
         print("\n| workload | ISA | dtype | threads | rotated ms | angles 0 ms | axis-aligned ms | rotated / axis "
               "| angles 0 / axis |")
         print("|---|---|---|---|---|---|---|---|---|")
         for c in rows:
             print(f"| {c['workload']} | {c['isa']} | {c['dtype']} | {c['threads']} | {c['rotated_ms_min']:.1f} | "
-                  f"{c['angle0_ms_min']:.1f} | {c['axis_aligned_ms_min']:.1f} | {c['ratio']:.2f}x | "
-                  f"{c['ratio_angle0']:.2f}x |" + ("" if c["stable"] else " (unstable)"))
+                  f"{c['angle0_ms_min']:.1f} | {c['axis_aligned_ms_min']:.1f} | {c['ratio']:.2f}x{mark(c)} | "
+                  f"{c['ratio_angle0']:.2f}x{mark(c)} |")
     targets = []
     for p in peers:
         target = ROTATED_PEER_TARGETS.get((p["peer"], p["variant"]))
