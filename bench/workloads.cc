@@ -119,11 +119,32 @@ void AccountRoi(const Params& params, const float* r, const WorkloadSpec& spec, 
   }
 }
 
+// As execution/pool_rotated.cc hands a rotated AVG bin to the microkernel: its samples kBinTaps / 4 at a time, each
+// piece's taps sorted and equal pixels of nonzero weight merged when the piece has at most 64 taps (its
+// kSortedTaps), left as they are otherwise. Returns the pixels the bin's pieces load.
+constexpr int64_t kRotatedPieceSamples = internal::kBinTaps / 4;
+int64_t MergedRotatedLoads(std::vector<std::vector<std::pair<int64_t, float>>>* pieces) {
+  int64_t loads = 0;
+  for (auto& piece : *pieces) {
+    if (piece.size() > 64) {
+      loads += static_cast<int64_t>(piece.size());
+      continue;
+    }
+    std::stable_sort(piece.begin(), piece.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t i = 0; i < piece.size(); ++i) {
+      const bool merges = i > 0 && piece[i - 1].first == piece[i].first && piece[i].second != 0.0f &&
+                          piece[i - 1].second != 0.0f;
+      loads += merges ? 0 : 1;
+    }
+  }
+  return loads;
+}
+
 // The same accounting for one rotated RoI (row (batch, cx, cy, w, h, angle) at r): its samples are not separable, so
 // every count is over each sample's own four taps (RotatedSample, TapOf per axis, as execution/pool_rotated.cc):
 // D - B from the pixels of nonzero weight (a bin's weights are non-negative, so a pixel's summed weight is nonzero
-// when one of its taps' is), the loads as the AVG driver merges a bin's taps (equal pixels of nonzero weight once)
-// or 4 per valid sample (MAX modes), the lines of each bin's distinct tap pixels, and the dY bins as
+// when one of its taps' is), the loads as the AVG driver merges a bin's taps (MergedRotatedLoads) or 4 per valid
+// sample (MAX modes), the lines of each bin's distinct tap pixels, and the dY bins as
 // BackwardDyBins.
 void AccountRotatedRoi(const Params& params, const float* r, const WorkloadSpec& spec, int64_t H, int64_t W,
                        std::vector<char>* touched, double* fmas, double* ops_bound, double* loaded_bytes,
@@ -134,17 +155,25 @@ void AccountRotatedRoi(const Params& params, const float* r, const WorkloadSpec&
   *fmas += static_cast<double>(C * P * P * 4 * samples);
   std::vector<int64_t> depends, bin;
   std::vector<std::pair<int64_t, float>> taps;
+  std::vector<std::vector<std::pair<int64_t, float>>> pieces;  // the bin's taps, kRotatedPieceSamples samples each
   int64_t bins_depending = 0;
   double loaded = 0;
   for (int64_t ph = 0; ph < P; ++ph) {
     for (int64_t pw = 0; pw < P; ++pw) {
       taps.clear();
+      pieces.assign(1, {});
       int64_t valid = 0;
       for (int64_t s = 0; s < samples; ++s) {
+        if (s > 0 && s % kRotatedPieceSamples == 0) pieces.emplace_back();
         const internal::MapPointOf<float> pt = internal::RotatedSample(a, ph, pw, s / a.gx.grid, s % a.gx.grid);
         const internal::AxisTap ty = internal::TapOf(pt.y, H), tx = internal::TapOf(pt.x, W);
         if (!ty.valid || !tx.valid) continue;
         ++valid;
+        for (int64_t i = 0; i < 4; ++i) {
+          const int64_t y = i < 2 ? ty.lo : ty.hi, x = i % 2 ? tx.hi : tx.lo;
+          const float wy = i < 2 ? ty.w_lo : ty.w_hi, wx = i % 2 ? tx.w_hi : tx.w_lo;
+          pieces.back().push_back({y * W + x, wy * wx});
+        }
         taps.push_back({ty.lo * W + tx.lo, ty.w_lo * tx.w_lo});
         taps.push_back({ty.lo * W + tx.hi, ty.w_lo * tx.w_hi});
         taps.push_back({ty.hi * W + tx.lo, ty.w_hi * tx.w_lo});
@@ -160,14 +189,7 @@ void AccountRotatedRoi(const Params& params, const float* r, const WorkloadSpec&
       bins_depending += depends.size() > before ? 1 : 0;
       if (spec.pool_mode == PoolMode::kAvg) {
         *dy_bins += valid > 0 ? 1 : 0;
-        std::stable_sort(taps.begin(), taps.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-        int64_t m = 0;
-        for (size_t i = 0; i < taps.size(); ++i) {
-          const bool merges = i > 0 && taps[i - 1].first == taps[i].first && taps[i].second != 0.0f &&
-                              taps[i - 1].second != 0.0f;
-          m += merges ? 0 : 1;
-        }
-        loaded += static_cast<double>(m);
+        loaded += static_cast<double>(MergedRotatedLoads(&pieces));
       } else {
         *dy_bins += valid > 0 && valid == samples ? 1 : 0;
         loaded += static_cast<double>(4 * valid);
