@@ -291,3 +291,27 @@ def test_ir_files_with_roi_align_rotated_15_are_read_with_the_extension(core, tm
     theirs = ov.Core().compile_model(ov.Core().read_model(xml), "CPU", F32)(feeds)[0]
     assert_close(run(core, model, feeds), theirs, abs_tol=2e-4)
     print("IR read with the extension holds", "roialign's op" if OUR_OP in types else "ROIAlignRotated-15")
+
+
+def test_cpp_programs_replace_it_through_the_exported_function(tmp_path):
+    # tests/engines/openvino_replace_rotated.cc, compiled against the SDK of the openvino package imported above
+    # (the wheel's include/ and libs/), loads the extension with dlopen and calls its one exported pass.
+    import glob
+    import shutil
+    import subprocess
+    sdk = os.path.dirname(ov.__file__)
+    libs = glob.glob(os.path.join(sdk, "libs", "libopenvino.so*"))
+    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+    if not (cxx and libs and os.path.isdir(os.path.join(sdk, "include"))):
+        if os.environ.get("ROIALIGN_REQUIRE_OPENVINO") == "1":
+            pytest.fail("no C++ compiler (%r) or no SDK in %s" % (cxx, sdk))
+        pytest.skip("no C++ compiler or no OpenVINO SDK beside the openvino package")
+    exe = str(tmp_path / "openvino_replace_rotated")
+    lib = sorted(libs, key=len)[0]
+    subprocess.run([cxx, "-std=c++17", "-O1", "-I", os.path.join(sdk, "include"),
+                    os.path.join(ROOT, "tests", "engines", "openvino_replace_rotated.cc"), "-o", exe, lib, "-ldl",
+                    "-Wl,-rpath," + os.path.dirname(lib)], check=True)
+    out = subprocess.run([exe, EXTENSION], check=True, capture_output=True, text=True).stdout
+    assert "null model: -1" in out and "replaced: 1" in out, out
+    assert "op: RoialignRoiAlignRotated" in out and "op: ROIAlignRotated" not in out, out
+    assert "output: 2.5 4.5 2.5 4.5 12.5 14.5 12.5 14.5" in out, out
