@@ -41,7 +41,8 @@ namespace {
 const char kHelp[] = R"(layout_report: NCHW vs NHWC vs blocked roi_align on this CPU, with layout transforms, per ISA.
 
 Usage: layout_report [options]
-  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, rois20, l3, fpn
+  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, rois20, l3, rotated,
+                        fpn
                         default  = 256x200x272 map, 1000 RoIs (16-512 px, log-uniform), 7x7, ratio 2, scale 1/4
                         pooled14 = default with 14x14 output
                         adaptive = default with adaptive sampling and HALF_PIXEL (Detectron2)
