@@ -161,22 +161,23 @@ if [ "$all" != "1" ]; then
   exit 0
 fi
 
-stage "build without OpenMP (-DROIALIGN_OPENMP=OFF): every test, the install, a C-only consumer"
+stage "build without OpenMP (-DROIALIGN_OPENMP=OFF): the tests but the kernels', the install, a C-only consumer"
 noomp="$build-no-openmp"
 cmake -S . -B "$noomp" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_OPENMP=OFF \
   -DROIALIGN_BUILD_BENCHMARKS=OFF
 cmake --build "$noomp" -j "$jobs"
 if ldd "$noomp/libroialign.so" | grep -q gomp; then echo "libroialign.so links OpenMP with ROIALIGN_OPENMP=OFF"; exit 1; fi
-ctest --test-dir "$noomp" -j "$jobs" --output-on-failure
+# ROIALIGN_OPENMP reaches only execution/parallel.cc: without OpenMP a call runs on the calling thread (or the
+# caller's pool), the loop a 1-thread call of the OpenMP build takes. So this build runs what that changes (the
+# label common: threads, pools, determinism, the backward on every target, the C API, the ABI, out of memory), not
+# the per-implementation kernel tests (label kernel), which the native stage runs at 1 thread too; docs/testing.md.
+ctest --test-dir "$noomp" -j "$jobs" --output-on-failure -LE 'kernel|tools'
 rm -rf "$noomp/install" "$noomp/c-consumer"
 cmake --install "$noomp" --prefix "$noomp/install" >/dev/null
 if grep -q fopenmp "$noomp/install/lib/pkgconfig/roialign.pc"; then echo "roialign.pc asks for OpenMP"; exit 1; fi
 cmake -S tests/c_consumer -B "$noomp/c-consumer" -G Ninja -DCMAKE_PREFIX_PATH="$noomp/install"
 cmake --build "$noomp/c-consumer"
 LD_LIBRARY_PATH="$noomp/install/lib" "$noomp/c-consumer/roialign_c_consumer"
-
-# Kernel tests of the in-place path that the blocked layouts skip under the sanitizers and qemu.
-blocked_heavy_tests="LargeGrids|RowBandsThroughRun|RowBandsOfAnySizeMatchReference|ManyRoisAndThreads|OneRowOrColumnMaps"
 
 if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
   stage "ASan + UBSan (clang): the test suite, then libFuzzer over the C API: single- and"\
@@ -191,14 +192,14 @@ if [ "${ROIALIGN_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DCMAKE_C_FLAGS="$sanitize" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined -fsanitize-link-c++-runtime -lstdc++"
   cmake --build "$san" -j "$jobs"
-  # The blocked layouts skip the kernel tests of the in-place path they share with NHWC (whose bits they give,
-  # asserted by BlockedLayoutsPadWithZerosAndGiveNhwcBits); docs/testing.md.
+  # The suite runs as slices in shards (tests/CMakeLists.txt: one process per test would pay the instrumented
+  # start-up a thousand times), without the blocked layouts' heavy kernel tests (they share NHWC's in-place path and
+  # give its bits) and without SSE4's float64 kernels (AVX2's 4 lanes and the fallback's 1 run here; SSE4's 2 lanes
+  # natively and under qemu's NEON); docs/testing.md. The report's tools (label tools) are Python: nothing to
+  # instrument.
   export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$root/.ci/lsan-suppressions.txt"
-  # float64's kernels run under the sanitizers on AVX2 (4 lanes) and the scalar fallback (1 lane); SSE4's 2 lanes
-  # run natively and under qemu's NEON (docs/testing.md).
-  ctest --test-dir "$san" -j "$jobs" --output-on-failure \
-    -E "($blocked_heavy_tests)/roi_align_nchw(4|8|16)c_|roi_align_[a-z0-9]+_sse4_F64"
+  ctest --test-dir "$san" -j "$jobs" --output-on-failure -LE tools
   # New inputs go to the build tree; the seed corpora (with every past crash) stay read-only in tests/fuzz.
   # pipefail (set above) makes a crash fail this step despite the tail.
   for target in c_api:corpus multi_level:corpus_multi_level transform_layout:corpus_transform_layout; do
@@ -233,31 +234,24 @@ if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then
     -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_BUILD_BENCHMARKS=OFF
   cmake --build "$arm" -j "$jobs"
   # CPU -> the ISA "host" must select there (checked by the strategy test).
+  # CPU -> the ISA "host" must select there (checked by the strategy test), and the ctest labels it leaves out
+  # (tests/CMakeLists.txt). qemu emulates SVE far slower than NEON (docs/testing.md has the figures), so the SVE CPUs
+  # share the dtypes of the SVE and SVE2 kernels' tests (labels sve_F32, sve2_BF16, ...) instead of each running all
+  # four: a64fx (the arm-sve target at 512 bits) every dtype, SVE2 at 128 bits f32 and f16, SVE2 at 256 bits f32,
+  # bf16 and f64. Every SVE kernel thus runs every dtype on at least one SVE CPU, and f32 at every vector length.
+  # The implementations whose code no CPU feature changes (the reference, the portable fallback and NEON: label
+  # arch) run on the NEON CPU only, which runs everything. docs/testing.md has the table.
   for run in cortex-a72:neon a64fx:sve "max,sve-max-vq=1:sve2" "max,sve-max-vq=2:sve2"; do
     cpu=${run%:*} isa=${run##*:}
+    case "$cpu" in
+      cortex-a72) skip=() ;;
+      a64fx) skip=(-LE '^(arch|sve2_.*)$') ;;
+      *sve-max-vq=1) skip=(-LE '^(arch|sve2?_(BF16|F64))$') ;;
+      *sve-max-vq=2) skip=(-LE '^(arch|sve2?_F16)$') ;;
+    esac
     stage "tests under qemu-user -cpu $cpu (expect $isa)"
     cmake -S . -B "$arm" -DROIALIGN_QEMU_CPU="$cpu" >/dev/null
-    # qemu emulates SVE far slower than NEON (docs/testing.md has the figures). So the SVE CPUs share the dtypes of
-    # the kernel tests (the _F32/_F16/_BF16/_F64 suffixes of their names) instead of each running all four: a64fx
-    # (the arm-sve target at 512 bits) runs every dtype, SVE2 at 128 bits f32 and f16, SVE2 at 256 bits f32, bf16
-    # and f64. Every SVE kernel thus runs every dtype on at least one SVE CPU, and f32 at every vector length; the
-    # 16-bit variants of the four largest-data tests run on NEON and natively only. The NEON CPU runs everything.
-    # docs/testing.md has the table.
-    filter="-"
-    for t in ${blocked_heavy_tests//|/ }; do
-      for b in 4 8 16; do filter="$filter*.$t/roi_align_nchw${b}c_*:"; done
-    done
-    if [ "$isa" != "neon" ]; then
-      for t in RowBandsThroughRun LargeGrids PlanarTilePathAndBandPathMatchReference RowBandsOfAnySizeMatchReference; do
-        filter="$filter*.$t/*_F16:*.$t/*_BF16:"
-      done
-      for b in 4 8 16; do filter="$filter*_nchw${b}c_*_F16:*_nchw${b}c_*_BF16:"; done  # blocked: f32 on SVE
-      case "$cpu" in
-        *sve-max-vq=1) filter="$filter*_BF16:*_F64:" ;;
-        *sve-max-vq=2) filter="$filter*_F16:" ;;
-      esac
-    fi
-    GTEST_FILTER="${filter%:}" ROIALIGN_EXPECT_HOST_ISA=$isa ctest --test-dir "$arm" -j "$jobs" --output-on-failure
+    ROIALIGN_EXPECT_HOST_ISA=$isa ctest --test-dir "$arm" -j "$jobs" --output-on-failure "${skip[@]}"
   done
 fi
 stage ""

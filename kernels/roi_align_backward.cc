@@ -10,6 +10,7 @@
 #define HWY_TARGET_INCLUDE "kernels/roi_align_backward.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -126,16 +127,36 @@ HWY_INLINE void AddScaledTaps(const A* w, A* const* acc, const A* HWY_RESTRICT d
   }
 }
 
-// Where a rotated RoI's taps can reach along y: rows [lo, hi] of the map (clamped), from the box's corners, a
-// pixel wider on each side than rounding can move a sample. A superset: no contributing RoI is skipped.
+// Whether the taps of a region of a rotated RoI can land in rows [begin, end): the region is centred at (yc, xc) in
+// the box's frame with half extents (hy, hx), so its samples lie within hy |cos| + hx |sin| of its turned centre's
+// row, and a tap on the floor of a sample's row or the row below. Two rows of margin cover the rounding of the
+// samples' positions while every magnitude is below 2^20; beyond that (boxes far outside any real map) every
+// region is taken to reach. A superset: no contributing sample is skipped.
 template <typename R>
-HWY_INLINE bool RotatedRowsReach(const RoiAxesOf<R>& a, int64_t size, int64_t begin, int64_t end) {
-  const double half = 0.5 * std::fabs(static_cast<double>(a.gy.roi)) * std::fabs(static_cast<double>(a.rotation.cos)) +
-                      0.5 * std::fabs(static_cast<double>(a.gx.roi)) * std::fabs(static_cast<double>(a.rotation.sin));
-  const double centre = static_cast<double>(a.rotation.centre_y), top = static_cast<double>(size - 1);
-  const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(centre - half - 1.0, 0.0, top)));
-  const int64_t hi = std::min(static_cast<int64_t>(std::floor(std::clamp(centre + half + 1.0, 0.0, top))) + 1, size - 1);
+HWY_INLINE bool RotatedReach(const RoiAxesOf<R>& a, double yc, double xc, double hy, double hx, int64_t size,
+                             int64_t begin, int64_t end) {
+  const double cos = static_cast<double>(a.rotation.cos), sin = static_cast<double>(a.rotation.sin);
+  const double cy = static_cast<double>(a.rotation.centre_y);
+  if (std::fabs(cy) + std::fabs(yc) + std::fabs(xc) + hy + hx > 1048576.0) return true;
+  const double centre = yc * cos - xc * sin + cy, half = hy * std::fabs(cos) + hx * std::fabs(sin) + 2.0;
+  const double top = static_cast<double>(size - 1);
+  const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(centre - half, 0.0, top)));
+  const int64_t hi = std::min(static_cast<int64_t>(std::floor(std::clamp(centre + half, 0.0, top))) + 1, size - 1);
   return lo < end && hi >= begin;
+}
+// The whole RoI, and bin (ph, pw) of it.
+template <typename R>
+HWY_INLINE bool RotatedRoiReaches(const RoiAxesOf<R>& a, int64_t size, int64_t begin, int64_t end) {
+  const double h = static_cast<double>(a.gy.roi), w = static_cast<double>(a.gx.roi);
+  return RotatedReach(a, 0.0, 0.0, 0.5 * h, 0.5 * w, size, begin, end);
+}
+template <typename R>
+HWY_INLINE bool RotatedBinReaches(const RoiAxesOf<R>& a, int64_t ph, int64_t pw, int64_t size, int64_t begin,
+                                  int64_t end) {
+  const double bh = static_cast<double>(a.gy.bin), bw = static_cast<double>(a.gx.bin);
+  const double yc = static_cast<double>(a.gy.start) + (static_cast<double>(ph) + 0.5) * bh;
+  const double xc = static_cast<double>(a.gx.start) + (static_cast<double>(pw) + 0.5) * bw;
+  return RotatedReach(a, yc, xc, 0.5 * std::fabs(bh), 0.5 * std::fabs(bw), size, begin, end);
 }
 
 // For every channel, the first sample (MAX) or tap (MAX_ONNX, as 4 * sample + tap) of the bin attaining its
@@ -224,7 +245,7 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     const AxisGeometryOf<A>& gy = axes.gy;
     const AxisGeometryOf<A>& gx = axes.gx;
     if (gy.grid * gx.grid == 0) continue;  // no samples: nothing flows back
-    if (!(rotated ? RotatedRowsReach(axes, H, y_begin, y_end) : RowsReach(gy, PH, H, y_begin, y_end))) continue;
+    if (!(rotated ? RotatedRoiReaches(axes, H, y_begin, y_end) : RowsReach(gy, PH, H, y_begin, y_end))) continue;
     for (int64_t pw = 0; pw < PW && !rotated; ++pw) {
       for (int64_t ix = 0; ix < gx.grid; ++ix) {
         xs[pw * gx.grid + ix] = TapOf(SamplePosition(gx, pw, ix), W);
@@ -239,6 +260,7 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
       }
       if (!reaches) continue;
       for (int64_t pw = 0; pw < PW; ++pw) {
+        if (rotated && !RotatedBinReaches(axes, ph, pw, H, y_begin, y_end)) continue;
         const AxisTapOf<A>* const xrow = xs + pw * gx.grid;
         // A sample's taps along y and x: the bin row's and column's (separable), or a rotated sample's own.
         auto taps = [&](int64_t iy, int64_t ix, AxisTapOf<A>* sy, AxisTapOf<A>* sx) HWY_ATTR {
@@ -311,14 +333,27 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     }
     return;  // no padded lanes
   }
+  // Channels last: each pixel's runs of channels. f32 (f64) dX takes whole aligned vectors non-temporally: the range
+  // is written once and nothing reads it before the call returns, so an ordinary store's read of each line before
+  // writing it would double the range's memory traffic.
+  bool streamed = false;
   for (int64_t y = y_begin; y < y_end; ++y) {
     for (int64_t x = 0; x < W; ++x) {
       const A* const from = pixel(y, x);
       ForChannelRuns(map, r.image, c0, n, y, x, [&](int64_t j, int64_t count, int64_t offset) {
-        for (int64_t i = 0; i < count; ++i) Narrow(from[j + i], dx + offset + i);
+        int64_t i = 0;
+        if constexpr (std::is_same_v<T, A>) {
+          T* const to = dx + offset;
+          const uintptr_t vector_bytes = static_cast<uintptr_t>(lanes) * sizeof(T);
+          for (; i < count && reinterpret_cast<uintptr_t>(to + i) % vector_bytes != 0; ++i) to[i] = from[j + i];
+          for (; i + lanes <= count; i += lanes) hn::Stream(hn::LoadU(df, from + j + i), df, to + i);
+          streamed |= count >= lanes;
+        }
+        for (; i < count; ++i) Narrow(from[j + i], dx + offset + i);
       });
     }
   }
+  if (streamed) hwy::FlushStream();
   // The padded lanes of a blocked layout's last block belong to the range holding the last channel.
   if (r.c_end == C) {
     for (int64_t c = C; c < StoredChannels(p.params.layout, C); ++c) {

@@ -427,6 +427,52 @@ TEST_F(OutOfMemory, RunBackward) {
   }
 }
 
+// Rotated RoIs (the same boxes turned), forward and backward: the NCHW forward's channels-last image is a large
+// buffer of its own.
+TEST_F(OutOfMemory, RotatedRunAndBackward) {
+  for (roialign_layout layout : {ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC}) {
+    for (bool backward : {false, true}) {
+      const roialign_dtype dtype = backward ? ROIALIGN_DTYPE_BF16 : ROIALIGN_DTYPE_F16;
+      roialign_params params = Params(layout, dtype);
+      params.roi_kind = ROIALIGN_ROI_ROTATED;
+      params.angle_unit = ROIALIGN_ANGLE_DEGREES;
+      if (backward) params.flags = ROIALIGN_PARAMS_BACKWARD;
+      const Problem p = MakeProblem(dtype, 32);
+      std::vector<float> rows;  // (batch, cx, cy, w, h, angle)
+      for (int64_t k = 0; k < p.K; ++k) {
+        const float* b = &p.rois[static_cast<size_t>(5 * k)];
+        rows.insert(rows.end(), {b[0], 0.5f * (b[1] + b[3]), 0.5f * (b[2] + b[4]), b[3] - b[1], b[4] - b[2],
+                                 static_cast<float>(k * 37 % 180) - 90.0f});
+      }
+      const Bytes dy = MakeMap(dtype, p.K * p.C * 49);
+      const roialign_inputs in = roialign_c::Inputs(p.map.data(), p.N, p.C, p.H, p.W, rows.data(), nullptr, p.K);
+      const size_t bytes = backward ? p.map.size() : p.out_bytes;
+      for (const Threading& t : {kThreadings[0], kThreadings[2]}) {
+        roialign_kernel* kernel = nullptr;
+        Case c;
+        c.call = [&](unsigned char* out) {
+          const roialign_threadpool pool = Pool();
+          const roialign_options options = t.pool ? roialign_c::OnPool(&pool) : roialign_c::Threads(t.num_threads);
+          return backward ? roialign_run_backward(kernel, &in, dy.data(), out, &options)
+                          : roialign_run(kernel, &in, out, &options);
+        };
+        c.reset = [&] {
+          roialign_kernel_free(kernel);
+          kernel = Select("host", params);
+        };
+        c.reset();
+        c.expected.assign(bytes, kSentinel);
+        ASSERT_EQ(c.call(c.expected.data()), ROIALIGN_OK) << roialign_last_error();
+        const std::string name = std::string("rotated ") + (backward ? "backward " : "forward ") +
+                                 (layout == ROIALIGN_LAYOUT_NCHW ? "NCHW " : "NHWC ") + DtypeName(dtype) + ", " + t.name;
+        const Tally tally = InjectAll(c, name);
+        EXPECT_GT(tally.injections, 0) << name;
+        roialign_kernel_free(kernel);
+      }
+    }
+  }
+}
+
 TEST_F(OutOfMemory, LayoutTransforms) {
   const int64_t N = 2, C = 70, H = 33, W = 20;
   // The 1.0 pair through its own entry points, and blocked pairs (70 channels: partial blocks) through

@@ -236,6 +236,62 @@ TEST_F(Workspace, SingleLevelRunsAllocateNothingAndMatch) {
   EXPECT_GE(kernels, 2 * 2 * 3 * 3) << "host and generic serve every layout, dtype and pool mode";
 }
 
+// Rotated RoIs, forward and backward: NCHW's channels-last image and the backward's scratch come from the
+// workspace too.
+TEST_F(Workspace, RotatedRunsAllocateNothingAndMatch) {
+  for (roialign_layout layout : {ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC}) {
+    for (roialign_dtype dtype : {ROIALIGN_DTYPE_F32, ROIALIGN_DTYPE_BF16}) {
+      for (bool backward : {false, true}) {
+        roialign_params params;
+        roialign_params_init(&params);
+        params.pooled_height = 3;
+        params.pooled_width = 4;
+        params.coordinate_mode = ROIALIGN_COORD_HALF_PIXEL;
+        params.layout = layout;
+        params.dtype = dtype;
+        params.roi_kind = ROIALIGN_ROI_ROTATED;
+        params.angle_unit = ROIALIGN_ANGLE_DEGREES;
+        if (backward) params.flags = ROIALIGN_PARAMS_BACKWARD;
+        roialign_kernel* kernel = nullptr;
+        ASSERT_EQ(roialign_select("host", &params, &kernel), ROIALIGN_OK) << roialign_last_error();
+        const Shape& sh = kShapes[1];
+        std::vector<float> rows;  // (batch, cx, cy, w, h, angle) of the same boxes, turned
+        const std::vector<float> boxes =
+            MakeRois(sh.K, sh.N, static_cast<float>(sh.H), static_cast<float>(sh.W), sh.extent);
+        for (size_t k = 0; k < boxes.size() / 5; ++k) {
+          const float* b = &boxes[5 * k];
+          rows.insert(rows.end(), {b[0], 0.5f * (b[1] + b[3]), 0.5f * (b[2] + b[4]), b[3] - b[1], b[4] - b[2],
+                                   static_cast<float>(k * 41 % 180) - 90.0f});
+        }
+        Call c = MakeCall(layout, dtype, sh.N, sh.C, sh.H, sh.W, rows, false);
+        c.inputs.num_rois = sh.K;  // rows of 6
+        const size_t out_bytes = static_cast<size_t>(sh.K * sh.C * 12) * BytesOf(dtype);
+        const size_t dx_bytes = c.dense.size();
+        const Bytes dy = MakeMap(dtype, static_cast<int64_t>(out_bytes / BytesOf(dtype)), 2);
+        for (const Threading& t : kThreadings) {
+          const std::string label = std::string(roialign_kernel_name(kernel)) + (backward ? " backward " : " ") + t.name;
+          if (backward) {
+            CheckWorkspace(
+                label, dx_bytes, OptionsFor(t),
+                [&](const roialign_options& o, unsigned char* dx) {
+                  return roialign_run_backward(kernel, &c.inputs, dy.data(), dx, &o);
+                },
+                [&](const roialign_options& o, size_t* n) {
+                  return roialign_backward_workspace_size(kernel, &c.inputs, &o, n);
+                });
+          } else {
+            CheckWorkspace(
+                label, out_bytes, OptionsFor(t),
+                [&](const roialign_options& o, unsigned char* out) { return roialign_run(kernel, &c.inputs, out, &o); },
+                [&](const roialign_options& o, size_t* n) { return roialign_workspace_size(kernel, &c.inputs, &o, n); });
+          }
+        }
+        roialign_kernel_free(kernel);
+      }
+    }
+  }
+}
+
 // Maps larger than a band of rows: NHWC reads them in place band by band, NCHW through the band transform.
 TEST_F(Workspace, RowBandsAllocateNothingAndMatch) {
   for (roialign_layout layout : {ROIALIGN_LAYOUT_NCHW, ROIALIGN_LAYOUT_NHWC}) {

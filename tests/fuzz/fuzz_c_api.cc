@@ -1,7 +1,7 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer target over the C API: random attributes (every dtype), shapes, RoIs (NaN, +-inf, huge, negative,
-// inverted), batch indices, RoI formats, targets and thread counts, on exactly-sized heap buffers (ASan guards
+// libFuzzer target over the C API: random attributes (every dtype, axis-aligned and rotated RoIs), shapes, RoIs
+// (NaN, +-inf, huge, negative, inverted), batch indices, RoI formats, targets and thread counts, on exactly-sized heap buffers (ASan guards
 // them). Every accepted call must match the reference; every refused call must leave the output untouched. The
 // backward of each call must accept what the forward accepts, and leave dX untouched when it refuses.
 #include <cmath>
@@ -30,6 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // F64's scale in double: mostly 0 (spatial_scale then), sometimes one of the scales above (refused for the other
   // dtypes).
   if (r.U8() % 4 == 0) params.spatial_scale_f64 = kScales[r.U8() % 9];
+  // Rotated RoIs (since 1.4) a third of the time, with their angle unit and direction (3: invalid on purpose);
+  // they take HALF_PIXEL or LEGACY only, and the unit and direction are refused on axis-aligned kernels.
+  const uint8_t kind = r.U8();
+  SetEnum(&params.roi_kind, kind % 3 == 0 ? 1 : (kind == 255 ? 2 : 0));
+  SetEnum(&params.angle_unit, r.U8() % 16 == 0 ? 3 : (params.roi_kind == ROIALIGN_ROI_ROTATED ? kind % 2 : 0));
+  SetEnum(&params.rotation, params.roi_kind == ROIALIGN_ROI_ROTATED ? (kind >> 1) % 2 : (kind == 7 ? 1 : 0));
+  const bool rotated = params.roi_kind == ROIALIGN_ROI_ROTATED;
   static const char* const kTargets[] = {"host", "portable", "x86-sse4", "arm-neon", "generic", "bogus"};
   const char* target = kTargets[r.U8() % 6];
   const int64_t N = r.U8() % 4 - (r.U8() % 32 == 0 ? 5 : 0), C = r.U8() % 21, H = r.U8() % 13, W = r.U8() % 13;
@@ -46,7 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int64_t map_elems = N > 0 ? N * CS * H * W : 0;
   std::vector<unsigned char> map(static_cast<size_t>(map_elems) * ElementBytes(params.dtype));
   FillMap(params.dtype, map.data(), map.size() / ElementBytes(params.dtype));
-  std::vector<float> rois(static_cast<size_t>(K * (k4 ? 4 : 5)));
+  // Rows of (batch,) x1, y1, x2, y2, or (batch,) cx, cy, w, h, angle.
+  const int64_t values = rotated ? 5 : 4, columns = values + (k4 ? 0 : 1);
+  std::vector<float> rois(static_cast<size_t>(K * columns));
   std::vector<int64_t> idx(static_cast<size_t>(K));
   for (int64_t k = 0; k < K; ++k) {
     if (k4) {
@@ -54,9 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       idx[k] = b < 200 ? b % 4 : (b < 230 ? -static_cast<int64_t>(b) : INT64_MAX - b);
     } else {
       const uint8_t b = r.U8();
-      rois[5 * k] = b < 200 ? static_cast<float>(b % 4) : (b < 220 ? 0.5f : (b < 240 ? NAN : -1.0f));
+      rois[columns * k] = b < 200 ? static_cast<float>(b % 4) : (b < 220 ? 0.5f : (b < 240 ? NAN : -1.0f));
     }
-    for (int i = 0; i < 4; ++i) rois[(k4 ? 4 : 5) * k + (k4 ? 0 : 1) + i] = r.Coordinate();
+    for (int i = 0; i < values; ++i) rois[columns * k + (k4 ? 0 : 1) + i] = r.Coordinate();
   }
   // F64 reads its RoIs in double: mostly from rois_f64 alone; sometimes the float ones too, or only (refused).
   const std::vector<double> rois64 = RoisF64(r, rois);

@@ -46,6 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   SetEnum(&params.pool_mode, r.U8() % 4);
   SetEnum(&params.layout, r.U8() % 6);  // 5 is invalid on purpose
   SetEnum(&params.dtype, DType(r));
+  // Rotated RoIs a third of the time (their level is an upright box's of their size).
+  const uint8_t kind = r.U8();
+  const bool rotated = kind % 3 == 0;
+  SetEnum(&params.roi_kind, rotated ? 1 : 0);
+  SetEnum(&params.angle_unit, rotated ? kind % 2 : 0);
+  SetEnum(&params.rotation, rotated ? (kind >> 1) % 2 : 0);
   mp.num_levels = r.U8() % 10;  // 0 and 9 are invalid on purpose
   const int first_level = r.U8() % 4;
   const bool powers_of_two = r.U8() % 4 != 0;
@@ -76,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     maps[l] = {levels[l].map.empty() ? nullptr : levels[l].map.data(), levels[l].height, levels[l].width,
                {0, 0, 0, 0}};
   }
-  const int64_t roi_cols = k4 ? 4 : 5;
+  const int64_t values = rotated ? 5 : 4, roi_cols = values + (k4 ? 0 : 1);
   std::vector<float> rois(static_cast<size_t>(K * roi_cols));
   std::vector<int64_t> batch_indices(static_cast<size_t>(K));
   std::vector<int32_t> given(static_cast<size_t>(K));
@@ -85,9 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (k4) {
       batch_indices[k] = b < 220 ? b % 3 : -1;
     } else {
-      rois[5 * k] = b < 200 ? static_cast<float>(b % 3) : (b < 230 ? 0.5f : NAN);
+      rois[roi_cols * k] = b < 200 ? static_cast<float>(b % 3) : (b < 230 ? 0.5f : NAN);
     }
-    for (int i = 0; i < 4; ++i) rois[roi_cols * k + (k4 ? 0 : 1) + i] = r.Coordinate();
+    for (int i = 0; i < values; ++i) rois[roi_cols * k + (k4 ? 0 : 1) + i] = r.Coordinate();
     const uint8_t g = r.U8();
     given[k] = g < 240 ? g % (mp.num_levels > 0 ? mp.num_levels : 1) : (g < 248 ? -1 : mp.num_levels);
   }
