@@ -77,7 +77,7 @@ if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
   cmake --build "$build" -j "$jobs" --target roialign_openvino
   ROIALIGN_REQUIRE_OPENVINO=1 ROIALIGN_PEERS_PATH="$root/.peers" \
     ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
-    .ci/python -m pytest -p no:cacheprovider -q tests/engines/test_openvino.py
+    .ci/python -m pytest -p no:cacheprovider -q tests/engines/test_openvino.py tests/engines/test_openvino_rotated.py
 fi
 
 if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then

@@ -41,19 +41,26 @@ namespace {
 const char kHelp[] = R"(layout_report: NCHW vs NHWC vs blocked roi_align on this CPU, with layout transforms, per ISA.
 
 Usage: layout_report [options]
-  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, rois20, l3, fpn
+  --workloads=a,b     standard workloads to run (default: all): default, pooled14, adaptive, rois100, rois20, l3, rotated,
+                        fpn
                         default  = 256x200x272 map, 1000 RoIs (16-512 px, log-uniform), 7x7, ratio 2, scale 1/4
                         pooled14 = default with 14x14 output
                         adaptive = default with adaptive sampling and HALF_PIXEL (Detectron2)
                         rois100  = default with 100 RoIs
                         rois20   = default with 20 RoIs (NCHW: the per-RoI tile path, no map transform)
                         l3       = a 256x50x68 map (fits in L3), 1000 RoIs of 16-128 px
+                        rotated  = default's map and boxes as rotated RoIs, angles uniform over [-90, 90] degrees
+                                   (detectron2: DEGREES, counter-clockwise, HALF_PIXEL); also times, in the same
+                                   rounds, NHWC with every angle 0 and the axis-aligned NHWC kernel on the same
+                                   boxes (HALF_PIXEL), and reports rotated NHWC over axis-aligned NHWC
                         fpn      = P2-P5 of a 1088x800 image (200x272 .. 25x34), C=256, 1000 RoIs 16-512 px,
                                    7x7, ratio 2, f32: one multi-level call vs the same RoIs level by level
   --custom=SPEC       a custom workload instead, SPEC = key=value pairs separated by ':' e.g.
                         C=64:H=100:W=100:K=500:pooled=7:ratio=2:coord=HALF_PIXEL:pool=MAX:scale=0.25
                         (keys: C H W K pooled ratio coord{LEGACY,HALF_PIXEL,HALF_PIXEL_CENTERED,LEGACY_UNCLAMPED}
-                         pool{AVG,MAX,MAX_ONNX} scale; unspecified keys keep the default workload's values)
+                         pool{AVG,MAX,MAX_ONNX} scale; unspecified keys keep the default workload's values;
+                         angle=A makes the RoIs rotated, angles uniform over [-A, A] degrees, as workload rotated:
+                         HALF_PIXEL unless coord says LEGACY)
   --isas=a,b          ISAs to time (default: every one this CPU runs), e.g. avx2,sse4,emu128
   --best-isas=N       of those, only the N best, as target "host" ranks them (2: the host's ISA and the next)
   --threads=a,b       thread counts (default: 1 and all cores)
@@ -167,6 +174,7 @@ void RoundRobin(int rounds, int threads, PeakMeter* meter, PeakMeter* copy_meter
 bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
   *w = StandardWorkloads()[0];
   w->name = "custom";
+  bool coord_given = false;
   for (const std::string& kv : Split(spec, ':')) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos) return false;
@@ -178,7 +186,11 @@ bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
     else if (k == "pooled") w->pooled = std::stoll(v);
     else if (k == "ratio") w->sampling_ratio = std::stoi(v);
     else if (k == "scale") w->spatial_scale = std::stof(v);
-    else if (k == "coord") {
+    else if (k == "angle") {
+      w->roi_kind = RoiKind::kRotated;
+      w->max_angle = std::stof(v);
+    } else if (k == "coord") {
+      coord_given = true;
       if (!internal::ParseEnum(v, &w->coordinate_mode)) return false;
     } else if (k == "pool") {
       if (!internal::ParseEnum(v, &w->pool_mode)) return false;
@@ -186,6 +198,7 @@ bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
       return false;
     }
   }
+  if (w->roi_kind == RoiKind::kRotated && !coord_given) w->coordinate_mode = CoordinateMode::kHalfPixel;  // aligned
   w->image_width = static_cast<float>(w->width) / w->spatial_scale;
   w->image_height = static_cast<float>(w->height) / w->spatial_scale;
   w->max_roi = std::min(w->max_roi, std::min(w->image_width, w->image_height));
@@ -257,12 +270,13 @@ void PrintExtras(const std::vector<Row>& now, size_t first, const double* bin_li
 }
 
 // Runs `path` once, then exits unless its output `out` (num_rois x C x pooled x pooled f32, in `layout`) is within
-// 1e-4 of the reference output `ref` (NCHW).
+// `tolerance` of the reference output `ref` (in `ref_layout`).
 void CheckOrExit(const std::string& what, const std::function<Status()>& path, const float* out, Layout layout,
-                 const float* ref, int64_t num_rois, int64_t channels, int64_t pooled) {
+                 const float* ref, int64_t num_rois, int64_t channels, int64_t pooled,
+                 Layout ref_layout = Layout::kNCHW, double tolerance = 1e-4) {
   RunOrExit(path);
-  const double diff = MaxAbsDiff(out, layout, ref, Layout::kNCHW, num_rois, channels, pooled, pooled);
-  if (!(diff <= 1e-4)) {
+  const double diff = MaxAbsDiff(out, layout, ref, ref_layout, num_rois, channels, pooled, pooled);
+  if (!(diff <= tolerance)) {
     std::fprintf(stderr, "error: %s differs from the reference by %g\n", what.c_str(), diff);
     std::exit(1);
   }
@@ -326,6 +340,16 @@ void PrintTransform(const TransformRow& t) {
               100 * t.fraction_median, t.copy_gb_per_s,
               t.stable() ? "" : (" ! unstable: " + t.reasons[0] + (t.reasons.size() > 1 ? "; ..." : "")).c_str());
 }
+
+// A rotated workload's NHWC kernel against the axis-aligned NHWC kernel on the same boxes (HALF_PIXEL), timed in
+// the same rounds: with the workload's angles (its NHWC row), with every angle 0, and the axis-aligned kernel.
+struct RotatedComparison {
+  std::string workload, isa, dtype;
+  int threads;
+  double rotated_ms_min, rotated_ms, angle0_ms_min, angle0_ms, axis_ms_min, axis_ms;
+  std::vector<std::string> reasons;  // the three paths' (bench/stability.h); empty: stable
+  bool stable() const { return reasons.empty(); }
+};
 
 // The limit of one (workload, ISA, dtype, threads): its best and per-round peaks.
 struct LimitRow {
@@ -901,6 +925,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> violations;  // rows above their limit
   std::vector<Row> backward_rows;
   std::vector<LimitRow> backward_limits;
+  std::vector<RotatedComparison> comparisons;  // rotated workloads' NHWC against axis-aligned NHWC
   if (!specs.empty()) {
     std::printf("%-9s %-7s %-5s %3s | %-31s | %-31s | %-20s | %-20s | %s\n", "workload", "isa", "dtype", "thr",
                 "NCHW ms min/med (lim% min/med)", "NHWC ms min/med (lim% min/med)", "NHWC->NCHW->NHWC ms",
@@ -947,15 +972,29 @@ int Main(int argc, char** argv) {
       SelectResult ref = Select(targets[0]->target, w.ParamsFor(Layout::kNCHW));
       ref->Run(w.InputsFor(Layout::kNCHW), out.data(), 0);
       WriteFile(base + ".map.f32", w.nchw.data(), w.nchw.size() * 4);
-      WriteFile(base + ".rois.f32", w.rois.data(), w.rois.size() * 4);
-      WriteFile(base + ".ref.f32", out.data(), out.size() * 4);
+      WriteFile(base + ".rois.f32", w.rois.data(), w.rois.size() * 4);  // [K,6] rows for rotated RoIs
+      WriteFile(base + ".ref.f32", out.data(), w.OutputSize() * 4);
+      const bool rotated = spec.roi_kind == RoiKind::kRotated;
+      if (rotated) {  // the same boxes axis-aligned and our axis-aligned result on them, for axis-aligned peers
+        SelectResult axis = Select(targets[0]->target, w.AxisAlignedParamsFor(Layout::kNCHW));
+        RunOrExit([&] { return axis.ok() ? axis->Run(w.AxisAlignedInputsFor(Layout::kNCHW), out.data(), 0)
+                                         : axis.status(); });
+        WriteFile(base + ".rois_axis.f32", w.rois_axis.data(), w.rois_axis.size() * 4);
+        WriteFile(base + ".ref_axis.f32", out.data(), w.OutputSize() * 4);
+      }
       std::ofstream j(base + ".json");
       j << "{\"name\": \"" << spec.name << "\", \"batch\": 1, \"channels\": " << spec.channels
         << ", \"height\": " << spec.height << ", \"width\": " << spec.width << ", \"num_rois\": " << spec.num_rois
         << ", \"pooled_height\": " << spec.pooled << ", \"pooled_width\": " << spec.pooled
         << ", \"spatial_scale\": " << spec.spatial_scale << ", \"sampling_ratio\": " << spec.sampling_ratio
         << ", \"coordinate_mode\": \"" << ToString(spec.coordinate_mode) << "\", \"pool_mode\": \""
-        << ToString(spec.pool_mode) << "\", \"threads\": [";
+        << ToString(spec.pool_mode) << "\"";
+      if (rotated) {
+        const Params p = w.ParamsFor(Layout::kNCHW);
+        j << ", \"roi_kind\": \"" << ToString(p.roi_kind) << "\", \"angle_unit\": \"" << ToString(p.angle_unit)
+          << "\", \"rotation\": \"" << ToString(p.rotation) << "\"";
+      }
+      j << ", \"threads\": [";
       for (size_t i = 0; i < threads.size(); ++i) j << (i ? ", " : "") << threads[i];
       j << "]}\n";
     }
@@ -1056,6 +1095,30 @@ int Main(int argc, char** argv) {
                 TransformPath(Layout::kNCHW, kBandwidthLayouts[k], DType::kF32, shape, nchw_map, &scratch, nt));
             if (ti == 0) CheckTransformOrExit(spec.name, paths.back(), scratch, kBandwidthLayouts[k], shape, nchw_map);
           }
+          // A rotated workload: its NHWC kernel with every angle 0, and the axis-aligned NHWC kernel on the same boxes
+          // (HALF_PIXEL), in the same rounds, after the transforms (the rows stay the named paths'). Only for aligned
+          // (HALF_PIXEL) RoIs, the mode in which angle 0 is the axis-aligned box; not in F64, whose RoIs the workload
+          // keeps in double for its own angles only.
+          const bool compare_axis = spec.roi_kind == RoiKind::kRotated && dtype != DType::kF64 &&
+                                    spec.coordinate_mode == CoordinateMode::kHalfPixel;
+          const size_t compare_at = paths.size();
+          const SelectResult axis_nhwc =
+              compare_axis ? Select(t->target, w.AxisAlignedParamsFor(Layout::kNHWC, dtype)) : SelectResult(Status());
+          if (compare_axis) {
+            if (!axis_nhwc.ok()) {
+              std::fprintf(stderr, "error: %s axis-aligned NHWC: %s\n", t->isa, axis_nhwc.status().message().c_str());
+              return 1;
+            }
+            const Inputs in0 = w.Angle0InputsFor(Layout::kNHWC, dtype);
+            const Inputs in_axis = w.AxisAlignedInputsFor(Layout::kNHWC, dtype);
+            paths.push_back([&nhwc, in0, &out, nt] { return nhwc->Run(in0, out.data(), nt); });
+            paths.push_back([&axis_nhwc, in_axis, &out, nt] { return axis_nhwc->Run(in_axis, out.data(), nt); });
+            if (check) {  // angle 0 is the axis-aligned box up to the rounding of its corners (DESIGN.md section 5)
+              RunOrExit([&] { return axis_nhwc->Run(in_axis, out_b.data(), nt); });
+              CheckOrExit(what + "NHWC angles 0", paths[compare_at], out.data(), Layout::kNHWC, out_b.data(), K, C, P,
+                          Layout::kNHWC, 1e-3);
+            }
+          }
           const Group g = MeasureGroup(stability, w, spec.name, t->isa, ToString(dtype), nt, repeats,
                                        meters[di].get(), time_transforms ? &copy_meter : nullptr, paths, names,
                                        Bytes(w.distinct_input_bytes, dtype), Bytes(w.output_bytes, dtype),
@@ -1090,6 +1153,28 @@ int Main(int argc, char** argv) {
                       now[3].ms_min, now[3].ms, winner);
           PrintExtras(now, 4, w.bin_lines);
           PrintUnstable(now);
+          if (compare_axis) {
+            const auto summarize = [&](size_t i, double* ms_min, double* ms, std::vector<std::string>* reasons) {
+              const std::vector<double>& sec = seconds[i];
+              *ms_min = *std::min_element(sec.begin(), sec.end()) * 1e3;
+              *ms = Median(sec) * 1e3;
+              for (const std::string& why :
+                   UnstableReasons(Spread(sec), g.limit_spread, g.load, nt, stability.thresholds)) {
+                if (std::find(reasons->begin(), reasons->end(), why) == reasons->end()) reasons->push_back(why);
+              }
+            };
+            RotatedComparison rc{spec.name, t->isa, ToString(dtype), nt, now[1].ms_min, now[1].ms, 0, 0, 0, 0,
+                                 now[1].reasons};
+            const size_t at = names.size() + (time_transforms ? 3 : 0);
+            summarize(at, &rc.angle0_ms_min, &rc.angle0_ms, &rc.reasons);
+            summarize(at + 1, &rc.axis_ms_min, &rc.axis_ms, &rc.reasons);
+            std::printf("%-9s %-7s %-5s %3s | rotated NHWC / axis-aligned NHWC on the same boxes: %.2fx (angles 0: "
+                        "%.2fx); axis-aligned %.2f/%.2f ms, angles 0 %.2f/%.2f ms%s\n",
+                        "", "", "", "", rc.rotated_ms_min / rc.axis_ms_min, rc.angle0_ms_min / rc.axis_ms_min,
+                        rc.axis_ms_min, rc.axis_ms, rc.angle0_ms_min, rc.angle0_ms,
+                        rc.stable() ? "" : (" ! unstable: " + rc.reasons[0]).c_str());
+            comparisons.push_back(rc);
+          }
           for (size_t k = 0; time_transforms && k < 3; ++k) {
             const Layout to = kBandwidthLayouts[k];
             transforms.push_back(SummarizeTransform(spec.name, nt, Layout::kNCHW, to,
@@ -1148,7 +1233,7 @@ int Main(int argc, char** argv) {
       p.gadd_per_s = std::max(p.gadd_per_s, l.best.gadd_per_s);
     }
     std::ofstream j(json_path);
-    j << "{\n  \"schema_version\": 3,\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()
+    j << "{\n  \"schema_version\": 4,\n  \"machine\": {\"cpu\": \"" << internal::BuildArchitecture() << " (" << internal::CpuTargetsDescription()
       << ")\", \"threads\": " << omp_get_num_procs() << ", \"peak_gfma_per_s\": " << by_threads.back().gfma_per_s
       << ", \"peak_gadd_per_s\": " << by_threads.back().gadd_per_s << ", \"rounds\": " << repeats
       << ", \"stability\": {\"max_spread\": " << stability.thresholds.max_spread
@@ -1219,6 +1304,19 @@ int Main(int argc, char** argv) {
       for (size_t k = 0; k < t.reasons.size(); ++k) j << (k ? ", " : "") << '"' << t.reasons[k] << '"';
       j << "]}" << (i + 1 < transforms.size() ? "," : "")
         << "\n";
+    }
+    j << "  ],\n  \"rotated_vs_axis_aligned\": [\n";
+    for (size_t i = 0; i < comparisons.size(); ++i) {
+      const RotatedComparison& c = comparisons[i];
+      j << "    {\"workload\": \"" << c.workload << "\", \"isa\": \"" << c.isa << "\", \"dtype\": \"" << c.dtype
+        << "\", \"threads\": " << c.threads << ", \"rotated_ms_min\": " << c.rotated_ms_min
+        << ", \"rotated_ms\": " << c.rotated_ms << ", \"angle0_ms_min\": " << c.angle0_ms_min
+        << ", \"angle0_ms\": " << c.angle0_ms << ", \"axis_aligned_ms_min\": " << c.axis_ms_min
+        << ", \"axis_aligned_ms\": " << c.axis_ms << ", \"ratio\": " << c.rotated_ms_min / c.axis_ms_min
+        << ", \"ratio_angle0\": " << c.angle0_ms_min / c.axis_ms_min
+        << ", \"stable\": " << (c.stable() ? "true" : "false") << ", \"unstable_reasons\": [";
+      for (size_t k = 0; k < c.reasons.size(); ++k) j << (k ? ", " : "") << '"' << c.reasons[k] << '"';
+      j << "]}" << (i + 1 < comparisons.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";
     std::fprintf(stderr, "wrote %s\n", json_path.c_str());

@@ -85,6 +85,24 @@ double RoiBinLines(const internal::AxisGeometry& gy, const internal::AxisGeometr
   return lines;
 }
 
+double BinPixelLines(const std::vector<int64_t>& pixels, int64_t H, int64_t W, int64_t C, Layout layout) {
+  if (C <= 0) return 0.0;
+  const int64_t b = internal::EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)];
+  const int64_t block = b == 0 ? C : b;
+  const int64_t planes = (C + block - 1) / block, pixel_bytes = block * 4;
+  double lines = 0;
+  std::vector<int64_t> cols;
+  for (size_t i = 0; i < pixels.size();) {  // row by row: the pixels are ascending, so a row's are consecutive
+    const int64_t y = pixels[i] / W;
+    cols.clear();
+    for (; i < pixels.size() && pixels[i] / W == y; ++i) cols.push_back(pixels[i] % W);
+    for (int64_t j = 0; j < planes; ++j) {
+      lines += static_cast<double>(RowLines((j * H + y) * W * pixel_bytes, cols, pixel_bytes));
+    }
+  }
+  return lines;
+}
+
 double RoiOpsLowerBound(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
                         int64_t W) {
   // A bin depends on pixel (r, c) iff r has a nonzero weight along y and c along x in that bin (every pair of a

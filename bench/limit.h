@@ -30,6 +30,10 @@ double RoiOpsLowerBound(const internal::AxisGeometry& gy, const internal::AxisGe
 double RoiBinLines(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, int64_t pooled, int64_t H,
                    int64_t W, int64_t C, Layout layout);
 
+// The same count for one bin whose taps read `pixels` (distinct map pixels y * W + x, ascending): a rotated bin's
+// samples are not separable into rows and columns, so its pixel set is given whole.
+double BinPixelLines(const std::vector<int64_t>& pixels, int64_t H, int64_t W, int64_t C, Layout layout);
+
 // One measurement of the machine: lane-operation rates of FMAs and of adds, and the time one pass that reads a
 // buffer of the workload's distinct input bytes and writes one of its output bytes takes.
 struct Peaks {

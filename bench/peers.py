@@ -13,6 +13,11 @@ DIR holds, per workload NAME (written by the C++ layout report's dump option):
     NAME.map.f32    float32 NCHW feature map, raw little-endian
     NAME.rois.f32   float32 [K,5] rows (batch_index, x1, y1, x2, y2)
     NAME.ref.f32    float32 [K,C,PH,PW], roialign's own result: every peer must reproduce it before it is timed
+A rotated workload (NAME.json "roi_kind": "ROTATED", e.g. `rotated`) has [K,6] rows (batch, cx, cy, w, h, angle) in
+NAME.rois.f32, and the same boxes axis-aligned in NAME.rois_axis.f32 ([K,5]) with roialign's axis-aligned
+HALF_PIXEL result on them in NAME.ref_axis.f32 (bench/workload_data.py). Peers without rotated RoIs skip it, except
+torchvision, which runs its axis-aligned roi_align on those boxes (aligned=True) and is checked against
+NAME.ref_axis.f32 ("compared_with": "ref_axis"): the issue's speed target compares our rotated kernel with it.
 
 Peers (each optional; one that cannot be imported or cannot express a workload's mode is recorded as
 "skipped: <reason>", never given a number):
@@ -34,6 +39,17 @@ Peers (each optional; one that cannot be imported or cannot express a workload's
                   (ROIALIGN_OPENVINO_EXTENSION=libroialign_openvino.so) reading the onnxruntime peer's ONNX model, so
                   its RoiAlign runs roialign's kernel on the CPU plugin's threads (docs/openvino.md).
 
+    openvino      (rotated workloads) variant ROIAlignRotated-15: opset15 ROIAlignRotated compiled for "CPU" as above,
+                  [K,5] rows and batch indices, angles in radians (a DEGREES workload's angle converted as roialign
+                  converts it: in double, rounded once to float32), clockwise_mode from the workload's rotation.
+                  AVG only; always aligned (HALF_PIXEL). Its CPU implementation takes tens of seconds on the rotated
+                  workload, so it is timed ONCE per thread count: the checked run is the timed run ("runs": 1), on
+                  all the workload's RoIs, nothing scaled.
+                  Variants "mmcv ONNX+roialign" (an ONNX model with mmcv's MMCVRoIAlignRotated, [K,6] rows in radians,
+                  read with the extension) and "ROIAlignRotated-15+roialign" (the ROIAlignRotated-15 model after
+                  python/roialign/openvino.py's replace_roi_align_rotated): roialign's kernel on the CPU plugin's
+                  threads, timed as the other peers.
+
     tvm           Apache TVM (apache-tvm 0.27): a Relax module with one R.vision.roi_align, built by relax.build
                   for llvm with the host CPU (-mcpu from LLVM's host detection) and TVM's default lowering (topi's
                   roi_align_nchw/_nhwc, no schedule: a serial scalar loop), variants NCHW and NHWC (the map is
@@ -50,7 +66,8 @@ sys.path, before numpy is imported). "numpy<2" matters: current onnx needs numpy
 and Debian's torch 1.13 cannot use numpy 2 ("Numpy is not available"); numpy 1.26 suits both.
 
 Output JSON: {"peers": [{"peer", "variant", "version", "workload", "threads", "ms" (median, or null), "status"
-("ok" | "skipped: ..." | "mismatch: max err X ..."), "max_err" (vs NAME.ref.f32, or null)}]}.
+("ok" | "skipped: ..." | "mismatch: max err X ..."), "max_err" (vs NAME.ref.f32, or null), "runs" (timed runs of
+the median), "compared_with" ("ref", or "ref_axis": NAME.ref_axis.f32)}]}.
 Progress goes to stderr, a table to stdout.
 """
 import argparse
@@ -114,6 +131,7 @@ class Skip(Exception):
 
 class TorchvisionPeer:
     peer = "torchvision"
+    rotated = "axis"  # on a rotated workload: roi_align on the same boxes axis-aligned (see the module docstring)
 
     def __init__(self, channels_last):
         self.variant = "channels_last" if channels_last else "NCHW"
@@ -147,6 +165,8 @@ class TorchvisionPeer:
         except Exception as e:  # e.g. torch built for numpy 1.x meeting numpy 2
             raise Skip("torch cannot take numpy %s arrays (%s); install \"numpy<2\" in ROIALIGN_PEERS_PATH"
                        % (np.__version__, short_exc(e)))
+        if wl.rotated:  # the same boxes axis-aligned, checked against our axis-aligned result (HALF_PIXEL)
+            rois = torch.from_numpy(wl.rois_axis)
         if self.channels_last:
             x = x.contiguous(memory_format=torch.channels_last)
         aligned = wl.coord == "HALF_PIXEL"
@@ -167,6 +187,7 @@ class TorchvisionPeer:
 class TorchvisionMultiScalePeer(TorchvisionPeer):
     """torchvision.ops.MultiScaleRoIAlign on a feature pyramid (its level rule is roialign's SCALE rule)."""
     pyramid = True
+    rotated = None
 
     def __init__(self, channels_last):
         super().__init__(channels_last)
@@ -319,6 +340,139 @@ class OpenVinoPeer:
         compiled = self.core.compile_model(model, "CPU", config)
         bidx32 = np.ascontiguousarray(wl.batch_indices.astype(np.int32))
         return openvino_run(ov, compiled, (wl.x, wl.rois4, bidx32))
+
+
+class OpenVinoRotatedPeer(OpenVinoPeer):
+    """OpenVINO's opset15 ROIAlignRotated on a rotated workload, timed once per thread count (see the docstring)."""
+    variant = "ROIAlignRotated-15"
+    rotated = "rotated"
+    single_run = True
+
+    def __init__(self):
+        super().__init__()
+        if self.unavailable:
+            return
+        try:
+            try:
+                import openvino.opset15 as ops15
+            except ImportError:
+                import openvino.runtime.opset15 as ops15
+        except Exception as e:
+            self.unavailable = "this openvino has no opset15 (%s)" % short_exc(e)
+            return
+        self.ops15 = ops15
+        self.version = self.version.replace("opset9 ROIAlign", "opset15 ROIAlignRotated")
+
+    def check_mode(self, wl):
+        if not wl.rotated:
+            return "ROIAlignRotated takes rotated RoIs; the opset9 ROIAlign row covers axis-aligned workloads"
+        if wl.pool != "AVG":
+            return "OpenVINO's ROIAlignRotated averages only (pool_mode %s)" % wl.pool
+        if wl.coord != "HALF_PIXEL":
+            return "OpenVINO's ROIAlignRotated is always aligned (HALF_PIXEL), not %s" % wl.coord
+        return None
+
+    def prepare(self, wl, threads):
+        ov, ops = self.ov, self.ops
+        x = ops.parameter([wl.n, wl.c, wl.h, wl.w], ov.Type.f32, name="X")
+        rois = ops.parameter([wl.k, 5], ov.Type.f32, name="rois")
+        bidx = ops.parameter([wl.k], ov.Type.i32, name="batch_indices")
+        node = self.ops15.roi_align_rotated(x, rois, bidx, wl.ph, wl.pw, max(wl.ratio, 0), wl.scale,
+                                            wl.rotation == "CLOCKWISE")
+        model = ov.Model([node], [x, rois, bidx], "roialign_rotated")
+        config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
+                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
+        compiled = self.core.compile_model(model, "CPU", config)
+        rois5 = wl.rois5.copy()
+        if wl.angle_unit == "DEGREES":  # as roialign converts: in double, rounded once to float32
+            rois5[:, 4] = (wl.rois5[:, 4].astype(np.float64) * np.pi / 180.0).astype(np.float32)
+        bidx32 = np.ascontiguousarray(wl.batch_indices.astype(np.int32))
+        return openvino_run(ov, compiled, (wl.x, np.ascontiguousarray(rois5), bidx32))
+
+
+class OpenVinoRotatedExtensionPeer(OpenVinoRotatedPeer):
+    """OpenVINO with libroialign_openvino.so on a rotated workload: variant "mmcv ONNX+roialign" reads an ONNX model
+    with mmcv's MMCVRoIAlignRotated ([K,6] rows, radians), variant "ROIAlignRotated-15+roialign" is the
+    ROIAlignRotated-15 model after python/roialign/openvino.py's replace_roi_align_rotated (docs/openvino.md). Both
+    run roialign's kernel on the CPU plugin's threads; timed as the other peers (median of the repeats)."""
+    single_run = False
+
+    def __init__(self, form):
+        super().__init__()
+        self.form = form
+        self.variant = "mmcv ONNX+roialign" if form == "mmcv" else "ROIAlignRotated-15+roialign"
+        path = os.environ.get("ROIALIGN_OPENVINO_EXTENSION", "")
+        if self.unavailable:
+            return
+        try:
+            if not os.path.isfile(path):
+                raise ImportError("ROIALIGN_OPENVINO_EXTENSION=%r is not a file" % path)
+            self.core = self.ov.Core()
+            self.core.add_extension(path)
+            if form == "mmcv":
+                import onnx
+                from onnx import helper, TensorProto
+                self.onnx, self.helper, self.TensorProto = onnx, helper, TensorProto
+            else:
+                import importlib.util
+                here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "roialign",
+                                    "openvino.py")
+                spec = importlib.util.spec_from_file_location("roialign_openvino_helper", here)
+                self.helper_module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(self.helper_module)
+        except Exception as e:
+            self.unavailable = "no roialign extension: %s" % short_exc(e)
+            return
+        self.extension = path
+        self.version = self.version.replace("opset15 ROIAlignRotated", "%s + %s" % (
+            "ONNX mmcv::MMCVRoIAlignRotated" if form == "mmcv" else "ROIAlignRotated-15 replaced",
+            os.path.basename(path)))
+
+    @staticmethod
+    def _radians(wl, rows):
+        rows = rows.copy()
+        if wl.angle_unit == "DEGREES":  # as roialign converts: in double, rounded once to float32
+            rows[:, -1] = (rows[:, -1].astype(np.float64) * np.pi / 180.0).astype(np.float32)
+        return np.ascontiguousarray(rows)
+
+    def prepare(self, wl, threads):
+        ov = self.ov
+        config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
+                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
+        if self.form != "mmcv":
+            ops = self.ops
+            x = ops.parameter([wl.n, wl.c, wl.h, wl.w], ov.Type.f32, name="X")
+            rois = ops.parameter([wl.k, 5], ov.Type.f32, name="rois")
+            bidx = ops.parameter([wl.k], ov.Type.i32, name="batch_indices")
+            node = self.ops15.roi_align_rotated(x, rois, bidx, wl.ph, wl.pw, max(wl.ratio, 0), wl.scale,
+                                                wl.rotation == "CLOCKWISE")
+            model = ov.Model([node], [x, rois, bidx], "roialign_rotated")
+            if self.helper_module.replace_roi_align_rotated(model, self.extension) != 1:
+                raise Skip("the pass did not replace ROIAlignRotated-15")
+            compiled = self.core.compile_model(model, "CPU", config)
+            bidx32 = np.ascontiguousarray(wl.batch_indices.astype(np.int32))
+            return openvino_run(ov, compiled, (wl.x, self._radians(wl, wl.rois5), bidx32))
+        helper, TP = self.helper, self.TensorProto
+        node = helper.make_node("MMCVRoIAlignRotated", ["features", "rois"], ["Y"], domain="mmcv",
+                                output_height=wl.ph, output_width=wl.pw, spatial_scale=wl.scale,
+                                sampling_ratio=max(wl.ratio, 0), aligned=1, clockwise=int(wl.rotation == "CLOCKWISE"))
+        graph = helper.make_graph(
+            [node], "mmcv_roi_align_rotated",
+            [helper.make_tensor_value_info("features", TP.FLOAT, [wl.n, wl.c, wl.h, wl.w]),
+             helper.make_tensor_value_info("rois", TP.FLOAT, [wl.k, 6])],
+            [helper.make_tensor_value_info("Y", TP.FLOAT, [wl.k, wl.c, wl.ph, wl.pw])])
+        onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11),
+                                                             helper.make_opsetid("mmcv", 1)])
+        onnx_model.ir_version = 7
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:  # read_model takes ONNX from a file
+            path = os.path.join(tmp, "rotated.onnx")
+            self.onnx.save(onnx_model, path)
+            model = self.core.read_model(path)
+        if not any(op.get_type_name() == "RoialignRoiAlignRotated" for op in model.get_ops()):
+            raise Skip("the extension did not convert MMCVRoIAlignRotated")
+        compiled = self.core.compile_model(model, "CPU", config)
+        return openvino_run(ov, compiled, (wl.x, self._radians(wl, wl.rois)))
 
 
 def openvino_run(ov, compiled, inputs):
@@ -514,10 +668,15 @@ def time_median_ms(run, repeats):
 
 def measure(peer, wl, threads, repeats):
     row = {"peer": peer.peer, "variant": peer.variant, "version": peer.version, "workload": wl.name,
-           "threads": threads, "ms": None, "status": None, "max_err": None}
+           "threads": threads, "ms": None, "status": None, "max_err": None, "runs": None, "compared_with": None}
     if peer.unavailable:
         row["status"] = "skipped: " + peer.unavailable
         return row
+    serves = getattr(peer, "rotated", None)  # None: axis-aligned RoIs only; "axis"; "rotated" (rotated only)
+    if wl.rotated and serves is None:
+        row["status"] = "skipped: %s %s has no rotated RoIs" % (peer.peer, peer.variant)
+        return row
+    ref, row["compared_with"] = (wl.ref_axis, "ref_axis") if wl.rotated and serves == "axis" else (wl.ref, "ref")
     if bool(wl.levels) != bool(getattr(peer, "pyramid", False)):
         row["status"] = "skipped: " + ("a single-map peer; this workload is a feature pyramid" if wl.levels else
                                        "a pyramid peer; this workload has one map")
@@ -526,9 +685,12 @@ def measure(peer, wl, threads, repeats):
     if reason:
         row["status"] = "skipped: " + reason
         return row
+    single = getattr(peer, "single_run", False)
     try:
         run, fetch = peer.prepare(wl, threads)
-        run()  # the checked run doubles as the warm-up
+        t0 = time.perf_counter()
+        run()  # the checked run doubles as the warm-up (and is the timed run of a peer timed once)
+        once_ms = (time.perf_counter() - t0) * 1e3
         out = fetch()
     except Skip as e:
         row["status"] = "skipped: %s" % e
@@ -536,12 +698,13 @@ def measure(peer, wl, threads, repeats):
     except Exception as e:  # the peer refused the model or failed at run time: say so, never fake a number
         row["status"] = "skipped: %s failed: %s" % (peer.peer, short_exc(e))
         return row
-    ok, max_err, detail = compare(out, wl.ref)
+    ok, max_err, detail = compare(out, ref)
     row["max_err"] = max_err
     if not ok:
         row["status"] = "mismatch: max err %.3g (tolerance %g + %g*|ref|; %s)" % (max_err, ABS_TOL, REL_TOL, detail)
         return row
-    row["ms"] = round(time_median_ms(run, repeats), 4)
+    row["ms"] = round(once_ms if single else time_median_ms(run, repeats), 4)
+    row["runs"] = 1 if single else max(1, repeats)
     row["status"] = "ok"
     return row
 
@@ -559,7 +722,8 @@ def make_peers(names):
         elif name == "onnxruntime":
             peers.append(OnnxRuntimePeer())
         elif name == "openvino":
-            peers += [OpenVinoPeer(), OpenVinoExtensionPeer()]
+            peers += [OpenVinoPeer(), OpenVinoExtensionPeer(), OpenVinoRotatedPeer(),
+                      OpenVinoRotatedExtensionPeer("mmcv"), OpenVinoRotatedExtensionPeer("ov15")]
         elif name == "tvm":
             peers += [TvmPeer(layout, dispatch) for dispatch in (False, True) for layout in ("NCHW", "NHWC")]
         else:

@@ -9,12 +9,19 @@ way: reports written before version 2 (no stability judgement) get "stable": Tru
 Version 3 adds the backward (dX from dY): "backward_results", rows of the same fields per kernel layout ("path" is
 the layout), and "backward_limits", the forward's limit fields plus "dy_bytes" and "map_bytes"; a report before
 version 3 comes back with both empty.
+Version 4 adds the rotated workload (rotated RoIs: its rows are like any workload's) and "rotated_vs_axis_aligned":
+per rotated workload, ISA, dtype and thread count, its NHWC kernel against the axis-aligned NHWC kernel on the same
+boxes, timed in the same rounds ("rotated_ms_min", "angle0_ms_min", "axis_aligned_ms_min" and the medians, "ratio" =
+rotated over axis-aligned at the minimum, "ratio_angle0" the same with every angle 0, "stable",
+"unstable_reasons"); a report before version 4 comes back with it empty. Peers rows may carry "runs" (the timed runs
+of the median: 1 for a peer timed once, its single run's time) and "compared_with" (what the peer's output was
+checked against: "ref", or "ref_axis" for an axis-aligned peer on a rotated workload's boxes); both default to None.
 """
 import json
 import math
 import os
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BLOCKS = ("NCHW4c", "NCHW8c", "NCHW16c")
 KERNELS = ("NCHW", "NHWC") + BLOCKS
 
@@ -106,6 +113,22 @@ def parse_report(data, path="report"):
     report["backward_results"] = [normalize_result(r, "%s: backward_results[%d]" % (path, i), judged)
                                   for i, r in enumerate(data.get("backward_results") or [])]
     report["backward_limits"] = list(data.get("backward_limits") or [])
+    report["rotated_vs_axis_aligned"] = []
+    for i, c in enumerate(data.get("rotated_vs_axis_aligned") or []):
+        where = "%s: rotated_vs_axis_aligned[%d]" % (path, i)
+        if not isinstance(c, dict):
+            raise SchemaError("%s: not an object" % where)
+        c = dict(c)
+        for key in ("rotated_ms_min", "angle0_ms_min", "axis_aligned_ms_min", "ratio", "ratio_angle0"):
+            c[key] = _number(c, key, where)
+            if not c[key] > 0:
+                raise SchemaError("%s: %r must be positive" % (where, key))
+        c["stable"] = bool(c.get("stable", True))
+        c["unstable_reasons"] = [str(x) for x in c.get("unstable_reasons", [])]
+        if c["stable"] != (not c["unstable_reasons"]):
+            raise SchemaError("%s: \"stable\" is %s but the reasons are %r" % (where, c["stable"],
+                                                                                c["unstable_reasons"]))
+        report["rotated_vs_axis_aligned"].append(c)
     return report
 
 
@@ -123,7 +146,9 @@ def parse_peers(data, path="peers"):
             row = {"peer": str(p["peer"]), "variant": str(p.get("variant") or ""), "version": p.get("version"),
                    "workload": str(p["workload"]), "threads": int(p["threads"]),
                    "ms": float(p["ms"]) if p.get("ms") is not None else None, "status": str(p.get("status", "")),
-                   "max_err": p.get("max_err")}
+                   "max_err": p.get("max_err"),
+                   "runs": int(p["runs"]) if p.get("runs") is not None else None,
+                   "compared_with": p.get("compared_with")}
         except (KeyError, TypeError, ValueError) as e:
             raise SchemaError("%s: peers[%d]: %s: %s" % (path, i, type(e).__name__, e))
         if row["status"] == "ok" and not (row["ms"] is not None and row["ms"] > 0):

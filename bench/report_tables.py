@@ -17,7 +17,12 @@ import sys
 
 from report_schema import BLOCKS, isa_ranker, load_run
 
-ORDER = ["default", "pooled14", "adaptive", "rois100", "rois20", "l3", "fpn"]
+ORDER = ["default", "pooled14", "adaptive", "rois100", "rois20", "l3", "rotated", "fpn"]
+# The issue's targets for rotated RoIs: our rotated NHWC within 1.5x of axis-aligned NHWC on the same boxes, and
+# at 1 thread at least these multiples faster than a peer (the peer's time over ours).
+ROTATED_RATIO = 1.5
+ROTATED_PEER_TARGETS = {("torchvision", "NCHW"): 20, ("torchvision", "channels_last"): 20,
+                        ("openvino", "ROIAlignRotated-15"): 100}
 TARGETS = {("default", "NHWC"): "50%", ("default", "NCHW"): "33%", ("pooled14", "NHWC"): "50%",
            ("pooled14", "NCHW"): "33%", ("adaptive", "NHWC"): "40%", ("adaptive", "NCHW"): "25%"}
 TRANSFORMS = ("NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW")
@@ -239,10 +244,48 @@ def main(argv):
             if not ours:
                 continue
             best = min(ours)
-            print(f"| {p['workload']} | {p['peer']} | {p['variant']} | {p['threads']} | {p['ms']:.0f} | "
+            note = " (timed once)" if p.get("runs") == 1 else ""
+            if p.get("compared_with") == "ref_axis":
+                note += " (axis-aligned, same boxes)"
+            print(f"| {p['workload']} | {p['peer']} | {p['variant']}{note} | {p['threads']} | {p['ms']:.0f} | "
                   f"{best:.1f} | {p['ms'] / best:.1f}x |")
+    print_rotated(report, ok, by, host_isa)
     print_backward(report, isa_rank)
     return 0
+
+
+def print_rotated(report, peers, by, host_isa):
+    """The rotated workloads against the issue's targets: rotated NHWC over axis-aligned NHWC on the same boxes
+    (with the workload's angles and with every angle 0), and, at 1 thread, each peer's time over our rotated
+    NHWC kernel's (medians)."""
+    rows = report.get("rotated_vs_axis_aligned") or []
+    if rows:
+        print(f"\nRotated RoIs: our NHWC kernel over the axis-aligned NHWC kernel on the same boxes (HALF_PIXEL), "
+              f"same rounds, minimum times (target ≤ {ROTATED_RATIO}x; ! unstable):")
+        print("\n| workload | ISA | dtype | threads | rotated ms | angles 0 ms | axis-aligned ms | rotated / axis "
+              "| angles 0 / axis |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for c in rows:
+            print(f"| {c['workload']} | {c['isa']} | {c['dtype']} | {c['threads']} | {c['rotated_ms_min']:.1f} | "
+                  f"{c['angle0_ms_min']:.1f} | {c['axis_aligned_ms_min']:.1f} | {c['ratio']:.2f}x{mark(c)} | "
+                  f"{c['ratio_angle0']:.2f}x{mark(c)} |")
+    targets = []
+    for p in peers:
+        target = ROTATED_PEER_TARGETS.get((p["peer"], p["variant"]))
+        ours = by.get((p["workload"], host_isa, 1, "NHWC"))
+        if p["workload"] != "rotated" or p["threads"] != 1 or target is None or ours is None:
+            continue
+        targets.append((p, target, ours))
+    if targets:
+        print(f"\nRotated RoIs, 1 thread: peer / our rotated NHWC {host_isa} kernel (medians; torchvision runs its "
+              "axis-aligned roi_align on the same boxes):")
+        print("\n| peer | input | ms | ours ms | peer / ours | target |")
+        print("|---|---|---|---|---|---|")
+        for p, target, ours in targets:
+            once = " (timed once)" if p.get("runs") == 1 else ""
+            speedup = p["ms"] / ours["ms"]
+            print(f"| {p['peer']} | {p['variant']}{once} | {p['ms']:.0f} | {ours['ms']:.1f} | {speedup:.1f}x | "
+                  f"≥ {target}x: {'met' if speedup >= target else 'NOT met'} |")
 
 
 def print_backward(report, isa_rank):

@@ -3,8 +3,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # The main job: build (if needed) and run the layout report on the embedded workloads, time the peers that
 # are installed, and render the chart.
-#   bench/run_layout_report.sh            the default and fpn workloads, the host's ISA and the one below it, 1 and
-#                                         2 threads; the peers on the default workload at 1 thread
+#   bench/run_layout_report.sh            the default, rotated and fpn workloads, the host's ISA and the one below
+#                                         it, 1 and 2 threads; the peers on default and rotated at 1 thread (on
+#                                         rotated, OpenVINO's ROIAlignRotated-15 runs once: tens of seconds)
 #   bench/run_layout_report.sh --full     every workload, every ISA this CPU runs, 1 thread and all cores, every
 #                                         peer on every workload (the full report of docs/layouts.md)
 # Other arguments go to layout_report after these (see --help) and override them, e.g. --isas=avx2.
@@ -44,7 +45,7 @@ for arg in "$@"; do
   if [ "$arg" = "--help" ] || [ "$arg" = "-h" ]; then
     "$build/bench/layout_report" --help
     echo "Then bench/peers.py times the installed peers and bench/plot_layouts.py draws $out/layouts.png."
-    echo "Without --full: --workloads=default,fpn --best-isas=2 --threads=1,2, peers on default at 1 thread."
+    echo "Without --full: --workloads=default,rotated,fpn --best-isas=2 --threads=1,2, peers on default and rotated at 1 thread."
     exit 0
   elif [ "$arg" = "--full" ]; then
     full=1
@@ -52,7 +53,7 @@ for arg in "$@"; do
     report_args+=("$arg")
   fi
 done
-default_args=(--workloads=default,fpn --best-isas=2 --threads=1,2) peer_args=(--only default --threads 1)
+default_args=(--workloads=default,rotated,fpn --best-isas=2 --threads=1,2) peer_args=(--only default,rotated --threads 1)
 if [ "$full" = "1" ]; then default_args=() peer_args=(); fi
 rm -rf "$out/data" && mkdir -p "$out/data"  # no dumps of an earlier run for the peers to time
 "$build/bench/layout_report" --json="$out/layout_report.json" --dump-dir="$out/data" "${default_args[@]}" \

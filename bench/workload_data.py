@@ -5,7 +5,10 @@
 
 Per workload NAME, DIR holds NAME.json (its attributes, with the library's names of its modes), NAME.map.f32 (the
 float32 NCHW map; a pyramid has NAME.map<i>.f32 per level and "levels" in NAME.json), NAME.rois.f32 ([K, 5] rows)
-and NAME.ref.f32 (roialign's result, [K, C, PH, PW]), all raw little-endian.
+and NAME.ref.f32 (roialign's result, [K, C, PH, PW]), all raw little-endian. A rotated workload (NAME.json has
+"roi_kind": "ROTATED", with "angle_unit" and "rotation") has [K, 6] rows (batch, cx, cy, w, h, angle) in
+NAME.rois.f32, and the same boxes axis-aligned in NAME.rois_axis.f32 ([K, 5]) with roialign's axis-aligned
+HALF_PIXEL result on them in NAME.ref_axis.f32, for axis-aligned peers.
 """
 import glob
 import json
@@ -37,14 +40,24 @@ class Workload:
         self.coord = str(meta["coordinate_mode"])
         self.pool = str(meta["pool_mode"])
         self.threads = [int(t) for t in meta.get("threads", [1])] or [1]
+        self.roi_kind = str(meta.get("roi_kind", "AXIS_ALIGNED"))
+        self.rotated = self.roi_kind == "ROTATED"
+        self.angle_unit = str(meta.get("angle_unit", "RADIANS"))
+        self.rotation = str(meta.get("rotation", "COUNTER_CLOCKWISE"))
         if self.levels:
             self.image_hw = (int(meta["image_height"]), int(meta["image_width"]))
             self.maps = [self._load("%s.map%d.f32" % (base, i), (self.n, self.c, int(l["height"]), int(l["width"])))
                          for i, l in enumerate(self.levels)]
         self.x = self.maps[0] if self.levels else self._load(base + ".map.f32", (self.n, self.c, self.h, self.w))
-        self.rois = self._load(base + ".rois.f32", (self.k, 5))
+        self.rois = self._load(base + ".rois.f32", (self.k, 6 if self.rotated else 5))
         self.ref = self._load(base + ".ref.f32", (self.k, self.c, self.ph, self.pw))
-        self.rois4 = np.ascontiguousarray(self.rois[:, 1:5])
+        if self.rotated:  # (cx, cy, w, h, angle) rows; the axis-aligned boxes and result for axis-aligned peers
+            self.rois5 = np.ascontiguousarray(self.rois[:, 1:6])
+            self.rois_axis = self._load(base + ".rois_axis.f32", (self.k, 5))
+            self.ref_axis = self._load(base + ".ref_axis.f32", (self.k, self.c, self.ph, self.pw))
+            self.rois4 = np.ascontiguousarray(self.rois_axis[:, 1:5])
+        else:
+            self.rois4 = np.ascontiguousarray(self.rois[:, 1:5])
         self.batch_indices = np.ascontiguousarray(self.rois[:, 0].astype(np.int64))
         if self.k and not np.array_equal(self.batch_indices.astype(np.float32), self.rois[:, 0]):
             raise ValueError("non-integral batch index in %s.rois.f32" % base)
@@ -59,9 +72,9 @@ class Workload:
         return aligned64(a.reshape(shape).astype(np.float32, copy=False))
 
     def describe(self):
-        return ("N=%d C=%d H=%d W=%d K=%d %dx%d scale=%g ratio=%d %s %s"
+        return ("N=%d C=%d H=%d W=%d K=%d %dx%d scale=%g ratio=%d %s %s%s"
                 % (self.n, self.c, self.h, self.w, self.k, self.ph, self.pw, self.scale, self.ratio, self.coord,
-                   self.pool))
+                   self.pool, " rotated (%s, %s)" % (self.angle_unit, self.rotation) if self.rotated else ""))
 
 
 def aligned64(a):

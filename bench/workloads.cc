@@ -119,6 +119,93 @@ void AccountRoi(const Params& params, const float* r, const WorkloadSpec& spec, 
   }
 }
 
+// As execution/pool_rotated.cc hands a rotated AVG bin to the microkernel: its samples kBinTaps / 4 at a time, each
+// piece's taps sorted and equal pixels of nonzero weight merged when the piece has at most 64 taps (its
+// kSortedTaps), left as they are otherwise. Returns the pixels the bin's pieces load.
+constexpr int64_t kRotatedPieceSamples = internal::kBinTaps / 4;
+int64_t MergedRotatedLoads(std::vector<std::vector<std::pair<int64_t, float>>>* pieces) {
+  int64_t loads = 0;
+  for (auto& piece : *pieces) {
+    if (piece.size() > 64) {
+      loads += static_cast<int64_t>(piece.size());
+      continue;
+    }
+    std::stable_sort(piece.begin(), piece.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t i = 0; i < piece.size(); ++i) {
+      const bool merges = i > 0 && piece[i - 1].first == piece[i].first && piece[i].second != 0.0f &&
+                          piece[i - 1].second != 0.0f;
+      loads += merges ? 0 : 1;
+    }
+  }
+  return loads;
+}
+
+// The same accounting for one rotated RoI (row (batch, cx, cy, w, h, angle) at r): its samples are not separable, so
+// every count is over each sample's own four taps (RotatedSample, TapOf per axis, as execution/pool_rotated.cc):
+// D - B from the pixels of nonzero weight (a bin's weights are non-negative, so a pixel's summed weight is nonzero
+// when one of its taps' is), the loads as the AVG driver merges a bin's taps (MergedRotatedLoads) or 4 per valid
+// sample (MAX modes), the lines of each bin's distinct tap pixels, and the dY bins as
+// BackwardDyBins.
+void AccountRotatedRoi(const Params& params, const float* r, const WorkloadSpec& spec, int64_t H, int64_t W,
+                       std::vector<char>* touched, double* fmas, double* ops_bound, double* loaded_bytes,
+                       double* bin_lines, double* dy_bins) {
+  const int64_t C = spec.channels, P = spec.pooled;
+  const internal::RoiAxes a = internal::RotatedAxesOf(r + 1, 0, P, P, params);
+  const int64_t samples = a.gy.grid * a.gx.grid;
+  *fmas += static_cast<double>(C * P * P * 4 * samples);
+  std::vector<int64_t> depends, bin;
+  std::vector<std::pair<int64_t, float>> taps;
+  std::vector<std::vector<std::pair<int64_t, float>>> pieces;  // the bin's taps, kRotatedPieceSamples samples each
+  int64_t bins_depending = 0;
+  double loaded = 0;
+  for (int64_t ph = 0; ph < P; ++ph) {
+    for (int64_t pw = 0; pw < P; ++pw) {
+      taps.clear();
+      pieces.assign(1, {});
+      int64_t valid = 0;
+      for (int64_t s = 0; s < samples; ++s) {
+        if (s > 0 && s % kRotatedPieceSamples == 0) pieces.emplace_back();
+        const internal::MapPointOf<float> pt = internal::RotatedSample(a, ph, pw, s / a.gx.grid, s % a.gx.grid);
+        const internal::AxisTap ty = internal::TapOf(pt.y, H), tx = internal::TapOf(pt.x, W);
+        if (!ty.valid || !tx.valid) continue;
+        ++valid;
+        for (int64_t i = 0; i < 4; ++i) {
+          const int64_t y = i < 2 ? ty.lo : ty.hi, x = i % 2 ? tx.hi : tx.lo;
+          const float wy = i < 2 ? ty.w_lo : ty.w_hi, wx = i % 2 ? tx.w_hi : tx.w_lo;
+          pieces.back().push_back({y * W + x, wy * wx});
+        }
+        taps.push_back({ty.lo * W + tx.lo, ty.w_lo * tx.w_lo});
+        taps.push_back({ty.lo * W + tx.hi, ty.w_lo * tx.w_hi});
+        taps.push_back({ty.hi * W + tx.lo, ty.w_hi * tx.w_lo});
+        taps.push_back({ty.hi * W + tx.hi, ty.w_hi * tx.w_hi});
+      }
+      const size_t before = depends.size();
+      bin.clear();
+      for (const auto& t : taps) {
+        (*touched)[static_cast<size_t>(t.first)] = 1;
+        bin.push_back(t.first);
+        if (t.second != 0.0f) depends.push_back(t.first);
+      }
+      bins_depending += depends.size() > before ? 1 : 0;
+      if (spec.pool_mode == PoolMode::kAvg) {
+        *dy_bins += valid > 0 ? 1 : 0;
+        loaded += static_cast<double>(MergedRotatedLoads(&pieces));
+      } else {
+        *dy_bins += valid > 0 && valid == samples ? 1 : 0;
+        loaded += static_cast<double>(4 * valid);
+      }
+      std::sort(bin.begin(), bin.end());
+      bin.erase(std::unique(bin.begin(), bin.end()), bin.end());
+      bin_lines[0] += BinPixelLines(bin, H, W, C, Layout::kNHWC);
+      for (Layout b : kBlockedLayouts) bin_lines[1 + BlockedIndex(b)] += BinPixelLines(bin, H, W, C, b);
+    }
+  }
+  std::sort(depends.begin(), depends.end());
+  const int64_t d = std::unique(depends.begin(), depends.end()) - depends.begin();
+  *ops_bound += static_cast<double>(C) * static_cast<double>(std::max<int64_t>(0, d - bins_depending));
+  *loaded_bytes += static_cast<double>(C) * 4.0 * loaded;
+}
+
 }  // namespace
 
 const std::vector<WorkloadSpec>& StandardWorkloads() {
@@ -129,6 +216,8 @@ const std::vector<WorkloadSpec>& StandardWorkloads() {
       {"rois100", 256, 200, 272, 100, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
       {"rois20", 256, 200, 272, 20, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512},
       {"l3", 256, 50, 68, 1000, 7, 2, CoordinateMode::kLegacy, PoolMode::kAvg, 0.25f, 272, 200, 16, 128},
+      {"rotated", 256, 200, 272, 1000, 7, 2, CoordinateMode::kHalfPixel, PoolMode::kAvg, 0.25f, 1088, 800, 16, 512,
+       RoiKind::kRotated, 90},
   };
   return kWorkloads;
 }
@@ -149,7 +238,32 @@ Params Workload::ParamsFor(Layout layout, DType dtype) const {
   p.pool_mode = spec.pool_mode;
   p.layout = layout;
   p.dtype = dtype;
+  p.roi_kind = spec.roi_kind;
+  if (spec.roi_kind == RoiKind::kRotated) p.angle_unit = AngleUnit::kDegrees;  // detectron2: counter-clockwise
   return p;
+}
+
+Params Workload::AxisAlignedParamsFor(Layout layout, DType dtype) const {
+  Params p = ParamsFor(layout, dtype);
+  p.roi_kind = RoiKind::kAxisAligned;
+  p.angle_unit = AngleUnit::kRadians;
+  p.rotation = Rotation::kCounterClockwise;
+  p.coordinate_mode = CoordinateMode::kHalfPixel;
+  return p;
+}
+
+Inputs Workload::AxisAlignedInputsFor(Layout layout, DType dtype) const {
+  Inputs in = InputsFor(layout, dtype);
+  in.rois = rois_axis.data();
+  in.rois_f64 = nullptr;
+  return in;
+}
+
+Inputs Workload::Angle0InputsFor(Layout layout, DType dtype) const {
+  Inputs in = InputsFor(layout, dtype);
+  in.rois = rois_angle0.data();
+  in.rois_f64 = nullptr;
+  return in;
 }
 
 size_t BlockedIndex(Layout layout) {
@@ -237,19 +351,31 @@ Workload MakeWorkload(const WorkloadSpec& spec) {
     (map == &w.nchw ? w.nchw_f64 : w.nhwc_f64).assign(map->begin(), map->end());
   }
   const float lo = std::log(spec.min_roi), hi = std::log(spec.max_roi);
+  const bool rotated = spec.roi_kind == RoiKind::kRotated;
+  Rng angles{0x5EED0A6Eull};  // its own stream, so that the boxes are the axis-aligned workload's
   for (int64_t k = 0; k < spec.num_rois; ++k) {
     const float bw = std::min(std::exp(lo + (hi - lo) * rng.Uniform()), spec.image_width);
     const float bh = std::min(std::exp(lo + (hi - lo) * rng.Uniform()), spec.image_height);
     const float x1 = rng.Uniform() * (spec.image_width - bw), y1 = rng.Uniform() * (spec.image_height - bh);
-    w.rois.insert(w.rois.end(), {0.0f, x1, y1, x1 + bw, y1 + bh});
+    if (!rotated) {
+      w.rois.insert(w.rois.end(), {0.0f, x1, y1, x1 + bw, y1 + bh});
+      continue;
+    }
+    const float cx = x1 + bw / 2, cy = y1 + bh / 2;
+    const float angle = (2.0f * angles.Uniform() - 1.0f) * spec.max_angle;
+    w.rois.insert(w.rois.end(), {0.0f, cx, cy, bw, bh, angle});
+    w.rois_angle0.insert(w.rois_angle0.end(), {0.0f, cx, cy, bw, bh, 0.0f});
+    w.rois_axis.insert(w.rois_axis.end(), {0.0f, cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2});
   }
   w.rois_f64.assign(w.rois.begin(), w.rois.end());
   const Params params = w.ParamsFor(Layout::kNCHW);
   std::vector<char> touched(static_cast<size_t>(H * W), 0);
   double dy_bins = 0;
+  const size_t columns = rotated ? 6 : 5;
   for (int64_t k = 0; k < spec.num_rois; ++k) {
-    AccountRoi(params, &w.rois[static_cast<size_t>(5 * k)], spec, H, W, &touched, &w.fmas, &w.ops_bound,
-               &w.loaded_bytes, w.bin_lines, &dy_bins);
+    (rotated ? AccountRotatedRoi : AccountRoi)(params, &w.rois[columns * static_cast<size_t>(k)], spec, H, W,
+                                               &touched, &w.fmas, &w.ops_bound, &w.loaded_bytes, w.bin_lines,
+                                               &dy_bins);
   }
   const double pixels = static_cast<double>(std::count(touched.begin(), touched.end(), 1));
   w.distinct_input_bytes = pixels * static_cast<double>(C) * 4.0;

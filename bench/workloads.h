@@ -26,10 +26,15 @@ struct WorkloadSpec {
   float spatial_scale;
   float image_width, image_height;  // RoIs are drawn on this image
   float min_roi, max_roi;           // log-uniform RoI side lengths, image pixels
+  // Rotated RoIs (docs/semantics.md#rotated-rois): the default workload's boxes (the same RNG draws), each turned
+  // by an angle uniform over [-max_angle, max_angle] degrees (DEGREES, counter-clockwise, HALF_PIXEL: detectron2).
+  RoiKind roi_kind = RoiKind::kAxisAligned;
+  float max_angle = 0;
 };
 
 // default (256x200x272, 1000 RoIs 16-512 px, 7x7, ratio 2), pooled14, adaptive (HALF_PIXEL, Detectron2),
-// rois100, rois20 (few RoIs: the NCHW kernel's per-RoI tile path), l3 (a 256x50x68 map that fits in L3).
+// rois100, rois20 (few RoIs: the NCHW kernel's per-RoI tile path), l3 (a 256x50x68 map that fits in L3), rotated
+// (default's map and boxes as rotated RoIs, angles uniform over [-90, 90] degrees, detectron2's convention).
 const std::vector<WorkloadSpec>& StandardWorkloads();
 // Null if unknown.
 const WorkloadSpec* FindWorkload(const std::string& name);
@@ -74,7 +79,10 @@ struct BackwardAccounting {
 };
 
 // A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), each also stored as f16 and bf16 (rounded
-// to nearest even) and f64, [K,5] RoIs (also in double, for f64), deterministic.
+// to nearest even) and f64, [K,5] RoIs (also in double, for f64), deterministic. A rotated workload's RoIs are
+// [K,6] rows (batch, cx, cy, w, h, angle), and it also keeps the same boxes with every angle 0 ([K,6]) and as
+// axis-aligned [K,5] rows (cx -+ w/2, cy -+ h/2), which the report times beside it (HALF_PIXEL, as rotated RoIs are
+// aligned): the accounting below is the rotated RoIs' only.
 struct Workload {
   WorkloadSpec spec;
   AlignedVector<float> nchw, nhwc;
@@ -82,6 +90,7 @@ struct Workload {
   AlignedVector<uint16_t> nchw_f16, nhwc_f16, nchw_bf16, nhwc_bf16;
   AlignedVector<double> nchw_f64, nhwc_f64;
   std::vector<double> rois_f64;
+  std::vector<float> rois_angle0, rois_axis;  // rotated workloads only (above)
   // The f32 map in the blocked layouts, kBlockedLayouts' order (16-bit blocked maps are not built).
   AlignedVector<float> blocked[3];
   double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
@@ -98,6 +107,12 @@ struct Workload {
   BackwardAccounting backward;
   Params ParamsFor(Layout layout, DType dtype = DType::kF32) const;
   Inputs InputsFor(Layout layout, DType dtype = DType::kF32) const;
+  // A rotated workload's boxes as axis-aligned RoIs (rois_axis): ParamsFor's with roi_kind axis-aligned and HALF_PIXEL
+  // (the angle's unit and direction left at their defaults), and the inputs with those RoIs (f32, f16, bf16 dtypes).
+  Params AxisAlignedParamsFor(Layout layout, DType dtype = DType::kF32) const;
+  Inputs AxisAlignedInputsFor(Layout layout, DType dtype = DType::kF32) const;
+  // The inputs with the rotated RoIs at angle 0 (rois_angle0; f32, f16, bf16 dtypes).
+  Inputs Angle0InputsFor(Layout layout, DType dtype = DType::kF32) const;
   // The map in `layout` and `dtype`; null for a blocked layout in another dtype than f32.
   const void* Map(Layout layout, DType dtype) const;
   size_t OutputSize() const { return static_cast<size_t>(spec.num_rois * spec.channels * spec.pooled * spec.pooled); }

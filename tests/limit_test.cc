@@ -19,7 +19,7 @@ namespace roialign {
 namespace bench {
 namespace {
 
-// The reference ("generic") on a C=1 NCHW map of H x W with K RoIs [K, 5].
+// The reference ("generic") on a C=1 NCHW map of H x W with K RoIs [K, 5] ([K, 6] rotated).
 std::vector<float> Reference(const Params& params, const std::vector<float>& map, int64_t H, int64_t W,
                              const std::vector<float>& rois) {
   const SelectResult sel = Select("generic", params);
@@ -31,7 +31,7 @@ std::vector<float> Reference(const Params& params, const std::vector<float>& map
   in.height = H;
   in.width = W;
   in.rois = rois.data();
-  in.num_rois = static_cast<int64_t>(rois.size() / 5);
+  in.num_rois = static_cast<int64_t>(rois.size()) / internal::RoiColumns(params.roi_kind, false);
   std::vector<float> out(static_cast<size_t>(in.num_rois * params.pooled_height * params.pooled_width), -777.0f);
   const Status s = sel->Run(in, out.data(), 1);
   EXPECT_TRUE(s.ok()) << s.message();
@@ -118,6 +118,70 @@ TEST(LimitTest, DistinctInputBytesAreThePixelsWhoseInfReachesTheOutput) {
     }
     EXPECT_EQ(w.distinct_input_bytes, 4.0 * static_cast<double>(read)) << coord;
     EXPECT_EQ(w.output_bytes, 4.0 * static_cast<double>(spec.num_rois * spec.pooled * spec.pooled)) << coord;
+  }
+}
+
+// The same two checks for rotated RoIs, whose samples are not separable (each has its own four taps): on a small
+// rotated workload of every angle, the operations bound is the sum over RoIs of D - B of what the reference depends
+// on (one-hot maps), and the input bytes are the pixels whose Inf reaches the output, in every pool mode and grid.
+TEST(LimitTest, RotatedCountsAreWhatTheReferenceDependsOn) {
+  for (CoordinateMode coord : {CoordinateMode::kHalfPixel, CoordinateMode::kLegacy}) {
+    for (PoolMode pool : {PoolMode::kAvg, PoolMode::kMax, PoolMode::kMaxOnnx}) {
+      for (int32_t ratio : {0, 2}) {
+        WorkloadSpec spec = *FindWorkload("rotated");
+        spec.channels = 1;
+        spec.height = 9;
+        spec.width = 11;
+        spec.num_rois = 8;
+        spec.pooled = 3;
+        spec.sampling_ratio = ratio;
+        spec.coordinate_mode = coord;
+        spec.pool_mode = pool;
+        spec.image_width = 44;
+        spec.image_height = 36;
+        spec.min_roi = 2;
+        spec.max_roi = 40;
+        const Workload w = MakeWorkload(spec);
+        const Params params = w.ParamsFor(Layout::kNCHW);
+        const int64_t H = spec.height, W = spec.width, K = spec.num_rois, bins = spec.pooled * spec.pooled;
+        // dep[k * bins + b][p]: bin b of RoI k changes when pixel p goes from 0 to 1; inf: pixels whose Inf reaches.
+        std::vector<std::vector<bool>> dep(static_cast<size_t>(K * bins), std::vector<bool>(static_cast<size_t>(H * W)));
+        int64_t read = 0;
+        for (int64_t p = 0; p < H * W; ++p) {
+          std::vector<float> map(static_cast<size_t>(H * W), 0.0f);
+          map[static_cast<size_t>(p)] = 1.0f;
+          const std::vector<float> out = Reference(params, map, H, W, w.rois);
+          for (size_t i = 0; i < dep.size(); ++i) dep[i][static_cast<size_t>(p)] = out[i] != 0.0f;
+          map[static_cast<size_t>(p)] = std::numeric_limits<float>::infinity();
+          bool reaches = false;
+          for (float v : Reference(params, map, H, W, w.rois)) reaches = reaches || !std::isfinite(v);
+          read += reaches ? 1 : 0;
+        }
+        double bound = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          int64_t pixels = 0, dependent_bins = 0;
+          for (int64_t p = 0; p < H * W; ++p) {
+            bool any = false;
+            for (int64_t b = 0; b < bins; ++b) any = any || dep[static_cast<size_t>(k * bins + b)][static_cast<size_t>(p)];
+            pixels += any ? 1 : 0;
+          }
+          for (int64_t b = 0; b < bins; ++b) {
+            bool any = false;
+            for (int64_t p = 0; p < H * W; ++p) any = any || dep[static_cast<size_t>(k * bins + b)][static_cast<size_t>(p)];
+            dependent_bins += any ? 1 : 0;
+          }
+          bound += static_cast<double>(std::max<int64_t>(0, pixels - dependent_bins));
+        }
+        const std::string what = std::string(ToString(coord)) + " " + ToString(pool) + " ratio " + std::to_string(ratio);
+        EXPECT_GT(bound, 0.0) << what;
+        EXPECT_EQ(w.ops_bound, bound) << what;
+        if (pool == PoolMode::kAvg) {  // a MAX may drop a NaN: the Inf argument is AVG's
+          EXPECT_EQ(w.distinct_input_bytes, 4.0 * static_cast<double>(read)) << what;
+        }
+        EXPECT_LE(w.ops_bound, w.loaded_bytes / 4.0) << what;
+        EXPECT_LE(w.loaded_bytes / 4.0, w.fmas) << what;
+      }
+    }
   }
 }
 

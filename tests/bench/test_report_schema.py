@@ -29,7 +29,9 @@ def test_every_row_has_every_field(report_json):
 
 def test_backward_rows_have_every_field(backward_report_json):
     report = parse_report(backward_report_json)
-    assert report["schema_version"] == SCHEMA_VERSION == 3
+    assert report["schema_version"] == 3 and SCHEMA_VERSION == 4
+    # Before schema 4 there is no rotated comparison.
+    assert report["rotated_vs_axis_aligned"] == []
     check_rows(report["results"])
     rows = report["backward_results"]
     check_rows(rows)
@@ -43,6 +45,29 @@ def test_backward_rows_have_every_field(backward_report_json):
         assert l["read_bytes"] == pytest.approx(l["dy_bytes"] + l["map_bytes"], rel=1e-3)
         assert l["limit_ms"] == pytest.approx(max(l["compute_ms"], l["memory_ms"]), rel=1e-3)
     assert all(0 < r["fraction_of_limit"] <= 1 for r in rows)
+
+
+def test_rotated_comparisons_are_read_and_checked(backward_report_json):
+    data = copy.deepcopy(backward_report_json)
+    data["schema_version"] = 4
+    entry = {"workload": "rotated", "isa": "avx2", "dtype": "F32", "threads": 1, "rotated_ms_min": 30.0,
+             "rotated_ms": 31.0, "angle0_ms_min": 27.0, "angle0_ms": 27.5, "axis_aligned_ms_min": 20.0,
+             "axis_aligned_ms": 20.5, "ratio": 1.5, "ratio_angle0": 1.35, "stable": True, "unstable_reasons": []}
+    data["rotated_vs_axis_aligned"] = [entry]
+    (c,) = parse_report(data)["rotated_vs_axis_aligned"]
+    assert c["ratio"] == 1.5 and c["stable"]
+    contradictory = copy.deepcopy(data)
+    contradictory["rotated_vs_axis_aligned"][0]["unstable_reasons"] = ["load"]
+    with pytest.raises(SchemaError, match="rotated_vs_axis_aligned\\[0\\].*stable"):
+        parse_report(contradictory)
+    broken = copy.deepcopy(data)
+    broken["rotated_vs_axis_aligned"][0]["axis_aligned_ms_min"] = 0
+    with pytest.raises(SchemaError, match="positive"):
+        parse_report(broken)
+    # A peer timed once says so.
+    (row,) = parse_peers({"peers": [{"peer": "openvino", "variant": "ROIAlignRotated-15", "workload": "rotated",
+                                     "threads": 1, "ms": 25000.0, "status": "ok", "runs": 1}]})
+    assert row["runs"] == 1 and row["compared_with"] is None
 
 
 def test_a_broken_backward_row_is_refused(backward_report_json):
