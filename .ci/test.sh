@@ -153,6 +153,11 @@ for pool in AVG MAX MAX_ONNX; do
   for coord in LEGACY HALF_PIXEL HALF_PIXEL_CENTERED LEGACY_UNCLAMPED; do
     "$build/bench/layout_report" --custom=C=32:H=40:W=48:K=50:ratio=0:pool=$pool:coord=$coord --repeats=3 >/dev/null
   done
+  # Rotated RoIs (aligned and mmcv's aligned=False), their limit counted from each sample's own taps.
+  for coord in LEGACY HALF_PIXEL; do
+    "$build/bench/layout_report" --custom=C=32:H=40:W=48:K=50:ratio=0:pool=$pool:coord=$coord:angle=90 --repeats=3 \
+      >/dev/null
+  done
 done
 
 if [ "$all" != "1" ]; then
@@ -233,7 +238,6 @@ if [ "${ROIALIGN_SKIP_ARM:-0}" != "1" ]; then
   cmake -S . -B "$arm" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
     -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_BUILD_BENCHMARKS=OFF
   cmake --build "$arm" -j "$jobs"
-  # CPU -> the ISA "host" must select there (checked by the strategy test).
   # CPU -> the ISA "host" must select there (checked by the strategy test), and the ctest labels it leaves out
   # (tests/CMakeLists.txt). qemu emulates SVE far slower than NEON (docs/testing.md has the figures), so the SVE CPUs
   # share the dtypes of the SVE and SVE2 kernels' tests (labels sve_F32, sve2_BF16, ...) instead of each running all
