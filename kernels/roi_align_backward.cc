@@ -10,7 +10,6 @@
 #define HWY_TARGET_INCLUDE "kernels/roi_align_backward.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
-#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -333,27 +332,14 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     }
     return;  // no padded lanes
   }
-  // Channels last: each pixel's runs of channels. f32 (f64) dX takes whole aligned vectors non-temporally: the range
-  // is written once and nothing reads it before the call returns, so an ordinary store's read of each line before
-  // writing it would double the range's memory traffic.
-  bool streamed = false;
   for (int64_t y = y_begin; y < y_end; ++y) {
     for (int64_t x = 0; x < W; ++x) {
       const A* const from = pixel(y, x);
       ForChannelRuns(map, r.image, c0, n, y, x, [&](int64_t j, int64_t count, int64_t offset) {
-        int64_t i = 0;
-        if constexpr (std::is_same_v<T, A>) {
-          T* const to = dx + offset;
-          const uintptr_t vector_bytes = static_cast<uintptr_t>(lanes) * sizeof(T);
-          for (; i < count && reinterpret_cast<uintptr_t>(to + i) % vector_bytes != 0; ++i) to[i] = from[j + i];
-          for (; i + lanes <= count; i += lanes) hn::Stream(hn::LoadU(df, from + j + i), df, to + i);
-          streamed |= count >= lanes;
-        }
-        for (; i < count; ++i) Narrow(from[j + i], dx + offset + i);
+        for (int64_t i = 0; i < count; ++i) Narrow(from[j + i], dx + offset + i);
       });
     }
   }
-  if (streamed) hwy::FlushStream();
   // The padded lanes of a blocked layout's last block belong to the range holding the last channel.
   if (r.c_end == C) {
     for (int64_t c = C; c < StoredChannels(p.params.layout, C); ++c) {
