@@ -697,3 +697,56 @@ def test_onnx_export_refuses_what_mmcv_has_no_attribute_for(tmp_path):
         chain.append(str(e))
         e = e.__cause__ or e.__context__
     assert any("averages; it has no pool mode for MAX" in m for m in chain), chain
+
+
+# OpenVINO with roialign's extension (ROIALIGN_OPENVINO_EXTENSION, set by the PyTorch stages of .ci/test.sh), in a
+# process of its own: reads the exported model, checks that the mmcv node became roialign's op, runs it.
+OPENVINO_RUNNER = textwrap.dedent("""
+    import os, sys
+    for p in reversed([p for p in os.environ.get("ROIALIGN_PEERS_PATH", "").split(os.pathsep) if p]):
+        sys.path.insert(0, p)
+    import numpy as np, openvino as ov
+    core = ov.Core()
+    core.add_extension(os.environ["ROIALIGN_OPENVINO_EXTENSION"])
+    model = core.read_model(sys.argv[1])
+    assert any(op.get_type_name() == "RoialignRoiAlignRotated" for op in model.get_ops()), "not roialign's op"
+    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    np.save(sys.argv[3], compiled(dict(np.load(sys.argv[2])))[0])
+""")
+
+
+@needs_torch
+@pytest.mark.parametrize("module_kind", ["mmcv", "detectron2"])
+def test_onnx_export_runs_in_openvino_with_the_extension(tmp_path, module_kind):
+    torch_ops()
+    extension = os.environ.get("ROIALIGN_OPENVINO_EXTENSION")
+    if not extension:
+        if os.environ.get("ROIALIGN_REQUIRE_PACKAGED_TORCH_OPS") == "1":
+            pytest.fail("ROIALIGN_OPENVINO_EXTENSION is not set: the export is not run in OpenVINO")
+        pytest.skip("ROIALIGN_OPENVINO_EXTENSION is not set (the PyTorch stages of .ci/test.sh set it)")
+    if peers_path() is None:
+        pytest.skip("openvino is not there (ROIALIGN_PEERS_PATH, or the checkout's .peers/)")
+    from roialign import nn as rnn
+
+    # mmcv's module in radians, clockwise; detectron2's in degrees (turned into radians in the graph).
+    module = (rnn.RoIAlignRotated((3, 5), 0.5, 2, aligned=True, clockwise=True) if module_kind == "mmcv"
+              else rnn.ROIAlignRotated((4, 2), 0.25, 0))
+    g = torch.Generator().manual_seed(7)
+    x = torch.rand(2, 4, 20, 24, generator=g)
+    angles = [0.3, -1.0, 2.5] if module_kind == "mmcv" else [17.0, -60.0, 135.0]
+    rois = torch.tensor([[0, 30.0, 20, 16, 8, angles[0]], [1, 40, 30, 20, 12, angles[1]],
+                         [0, 12, 44, 30, 6, angles[2]]])
+    eager = module(x, rois)
+    path = str(tmp_path / "model.onnx")
+    kwargs = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+    with warnings.catch_warnings():  # that the exporter cannot infer the shape of a custom node
+        warnings.simplefilter("ignore", UserWarning)
+        torch.onnx.export(module, (x, rois), path, opset_version=16, input_names=["x", "rois"],
+                          custom_opsets={"mmcv": 1}, **kwargs)
+    feeds, out = str(tmp_path / "feeds.npz"), str(tmp_path / "openvino.npy")
+    np.savez(feeds, x=x.numpy(), rois=rois.numpy())
+    run = subprocess.run([sys.executable, "-c", OPENVINO_RUNNER, path, feeds, out], capture_output=True, text=True,
+                         env=dict(os.environ, ROIALIGN_PEERS_PATH=peers_path()))
+    assert run.returncode == 0, run.stderr
+    # The same kernels on the same float32 inputs; the graph's degrees factor rounds each angle once.
+    np.testing.assert_allclose(np.load(out), eager.numpy(), rtol=1e-5, atol=1e-6)
