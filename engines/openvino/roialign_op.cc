@@ -13,6 +13,24 @@
 namespace roialign_openvino {
 namespace {
 
+// Every attribute a kernel is selected for (rotated ones at their defaults for axis-aligned nodes).
+bool SameParams(const roialign_params& a, const roialign_params& b) {
+  return a.pooled_height == b.pooled_height && a.pooled_width == b.pooled_width &&
+         a.spatial_scale == b.spatial_scale && a.sampling_ratio == b.sampling_ratio &&
+         a.coordinate_mode == b.coordinate_mode && a.pool_mode == b.pool_mode && a.layout == b.layout &&
+         a.dtype == b.dtype && a.roi_kind == b.roi_kind && a.angle_unit == b.angle_unit && a.rotation == b.rotation;
+}
+
+}  // namespace
+
+std::shared_ptr<SelectedKernel> SelectOrThrow(const roialign_params& params, const std::string& node_name) {
+  roialign_kernel* kernel = nullptr;
+  if (roialign_select("host", &params, &kernel) != ROIALIGN_OK) {
+    OPENVINO_THROW("roialign refuses RoiAlign node '", node_name, "': ", roialign_last_error());
+  }
+  return std::make_shared<SelectedKernel>(kernel);
+}
+
 bool ToDType(const ov::element::Type& type, roialign_dtype* dtype) {
   if (type == ov::element::f32) {
     *dtype = ROIALIGN_DTYPE_F32;
@@ -26,21 +44,52 @@ bool ToDType(const ov::element::Type& type, roialign_dtype* dtype) {
   return true;
 }
 
-bool SameParams(const roialign_params& a, const roialign_params& b) {
-  return a.pooled_height == b.pooled_height && a.pooled_width == b.pooled_width &&
-         a.spatial_scale == b.spatial_scale && a.sampling_ratio == b.sampling_ratio &&
-         a.coordinate_mode == b.coordinate_mode && a.pool_mode == b.pool_mode && a.layout == b.layout &&
-         a.dtype == b.dtype;
+std::string NamesOf(roialign_enum_kind kind) {
+  std::string names;
+  for (int32_t v = 0; const char* name = roialign_enum_name(kind, v); ++v) names += (v ? ", " : "") + std::string(name);
+  return names;
 }
 
-}  // namespace
+void NodeKernel::Select(const roialign_params& params, const ov::element::Type& type, const std::string& node_name) {
+  if (selected_ && type == type_ && SameParams(params, params_)) return;
+  selected_ = SelectOrThrow(params, node_name);
+  type_ = type;
+  params_ = params;
+}
 
-std::shared_ptr<SelectedKernel> SelectOrThrow(const roialign_params& params, const std::string& node_name) {
-  roialign_kernel* kernel = nullptr;
-  if (roialign_select("host", &params, &kernel) != ROIALIGN_OK) {
-    OPENVINO_THROW("roialign refuses RoiAlign node '", node_name, "': ", roialign_last_error());
+std::string NodeKernel::name() const { return selected_ ? roialign_kernel_name(selected_->kernel) : ""; }
+
+void NodeKernel::Run(const ov::Tensor& map, const ov::Tensor& rois, const ov::Tensor* batch_indices, ov::Tensor& out,
+                     const std::string& node) const {
+  const ov::Shape& ms = map.get_shape();
+  const auto k = static_cast<int64_t>(rois.get_shape()[0]);
+  const int64_t* batch = nullptr;
+  std::vector<int64_t> widened;  // i32 indices (the CPU plugin lowers i64 inputs to i32)
+  if (batch_indices != nullptr && batch_indices->get_element_type() == ov::element::i64) {
+    batch = batch_indices->data<const int64_t>();
+  } else if (batch_indices != nullptr) {
+    OPENVINO_ASSERT(batch_indices->get_element_type() == ov::element::i32, node, ": batch indices must be i64 or i32");
+    const int32_t* narrow = batch_indices->data<const int32_t>();
+    widened.assign(narrow, narrow + k);
+    batch = widened.data();
   }
-  return std::make_shared<SelectedKernel>(kernel);
+  const roialign_threadpool pool = CurrentArenaThreadpool();
+  roialign_inputs in;
+  roialign_inputs_init(&in);
+  in.batch = static_cast<int64_t>(ms[0]);
+  in.channels = static_cast<int64_t>(ms[1]);
+  in.maps[0].data = map.data();
+  in.maps[0].height = static_cast<int64_t>(ms[2]);
+  in.maps[0].width = static_cast<int64_t>(ms[3]);
+  in.rois = rois.data<const float>();
+  in.batch_indices = batch;
+  in.num_rois = k;
+  roialign_options options;
+  roialign_options_init(&options);
+  options.threadpool = &pool;
+  if (roialign_run(selected_->kernel, &in, out.data(), &options) != ROIALIGN_OK) {
+    OPENVINO_THROW(node, ": ", roialign_last_error());
+  }
 }
 
 RoiAlign::RoiAlign(const ov::Output<ov::Node>& map, const ov::Output<ov::Node>& boxes,
@@ -57,17 +106,6 @@ RoiAlign::RoiAlign(const ov::Output<ov::Node>& map, const ov::Output<ov::Node>& 
   if (!friendly_name.empty()) set_friendly_name(friendly_name);
   constructor_validate_and_infer_types();
 }
-
-namespace {
-
-// "LEGACY, HALF_PIXEL, ...": every name of the enum `kind`, as the library spells them.
-std::string NamesOf(roialign_enum_kind kind) {
-  std::string names;
-  for (int32_t v = 0; const char* name = roialign_enum_name(kind, v); ++v) names += (v ? ", " : "") + std::string(name);
-  return names;
-}
-
-}  // namespace
 
 roialign_params RoiAlign::Params(roialign_dtype dtype) const {
   const bool pending = coordinate_mode_ == kOnnxOpsetDefault;  // selects like LEGACY (see the header)
@@ -122,16 +160,7 @@ void RoiAlign::validate_and_infer_types() {
   const ov::Dimension c = map.rank().is_static() ? map[1] : ov::Dimension::dynamic();
   set_output_type(0, map_type, ov::PartialShape{k, c, pooled_height_, pooled_width_});
 
-  // Select at construction, and again only if the map's type (a plugin may lower f16 to f32) or an attribute
-  // (read from IR, or resolved from the opset) changed since.
-  if (map_type.is_static()) {
-    const roialign_params params = Params(dtype);
-    if (!kernel_ || kernel_type_ != map_type || !SameParams(params, selected_params_)) {
-      kernel_ = SelectOrThrow(params, get_friendly_name());
-      kernel_type_ = map_type;
-      selected_params_ = params;
-    }
-  }
+  if (map_type.is_static()) kernel_.Select(Params(dtype), map_type, get_friendly_name());
 }
 
 std::shared_ptr<ov::Node> RoiAlign::clone_with_new_inputs(const ov::OutputVector& new_args) const {
@@ -158,13 +187,13 @@ void RoiAlign::ResolveOnnxDefault(int64_t opset) {
 
 bool RoiAlign::has_evaluate() const { return true; }
 
-std::string RoiAlign::kernel_name() const { return kernel_ ? roialign_kernel_name(kernel_->kernel) : ""; }
+std::string RoiAlign::kernel_name() const { return kernel_.name(); }
 
 bool RoiAlign::evaluate(ov::TensorVector& outputs, const ov::TensorVector& inputs) const {
   const ov::Tensor& map = inputs.at(0);
   const ov::Tensor& boxes = inputs.at(1);
   const ov::Tensor& indices = inputs.at(2);
-  OPENVINO_ASSERT(kernel_ && map.get_element_type() == kernel_type_, "RoiAlign '", get_friendly_name(),
+  OPENVINO_ASSERT(kernel_.SelectedFor(map.get_element_type()), "RoiAlign '", get_friendly_name(),
                   "': no kernel was selected for ", map.get_element_type());
   OPENVINO_ASSERT(coordinate_mode_ != kOnnxOpsetDefault, "RoiAlign '", get_friendly_name(),
                   "': the ONNX node has no coordinate_transformation_mode, whose default depends on the model's "
@@ -175,37 +204,9 @@ bool RoiAlign::evaluate(ov::TensorVector& outputs, const ov::TensorVector& input
   OPENVINO_ASSERT(ms.size() == 4 && bs.size() == 2 && bs[1] == 4 && indices.get_shape() == ov::Shape{bs[0]},
                   "RoiAlign: expected map [N,C,H,W], boxes [K,4], batch indices [K]; got ", ms, ", ", bs, ", ",
                   indices.get_shape());
-  const auto k = static_cast<int64_t>(bs[0]);
   outputs.at(0).set_shape(ov::Shape{bs[0], ms[1], static_cast<size_t>(pooled_height_),
                                     static_cast<size_t>(pooled_width_)});
-  const int64_t* batch = nullptr;
-  std::vector<int64_t> widened;  // i32 indices (the CPU plugin lowers i64 inputs to i32)
-  if (indices.get_element_type() == ov::element::i64) {
-    batch = indices.data<const int64_t>();
-  } else {
-    OPENVINO_ASSERT(indices.get_element_type() == ov::element::i32, "RoiAlign: batch indices must be i64 or i32");
-    const int32_t* narrow = indices.data<const int32_t>();
-    widened.assign(narrow, narrow + k);
-    batch = widened.data();
-  }
-  const roialign_threadpool pool = CurrentArenaThreadpool();
-  roialign_inputs in;
-  roialign_inputs_init(&in);
-  in.batch = static_cast<int64_t>(ms[0]);
-  in.channels = static_cast<int64_t>(ms[1]);
-  in.maps[0].data = map.data();
-  in.maps[0].height = static_cast<int64_t>(ms[2]);
-  in.maps[0].width = static_cast<int64_t>(ms[3]);
-  in.rois = boxes.data<const float>();
-  in.batch_indices = batch;
-  in.num_rois = k;
-  roialign_options options;
-  roialign_options_init(&options);
-  options.threadpool = &pool;
-  const roialign_status status = roialign_run(kernel_->kernel, &in, outputs.at(0).data(), &options);
-  if (status != ROIALIGN_OK) {
-    OPENVINO_THROW("RoiAlign '", get_friendly_name(), "': ", roialign_last_error());
-  }
+  kernel_.Run(map, boxes, &indices, outputs.at(0), "RoiAlign '" + get_friendly_name() + "'");
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "openvino/op/op.hpp"
+#include "openvino/runtime/tensor.hpp"
 #include "roialign/roialign.h"
 
 namespace roialign_openvino {
@@ -24,6 +25,34 @@ struct SelectedKernel {
 
 // Selects the kernel for `params` on "host"; throws ov::Exception with roialign's own message if it is refused.
 std::shared_ptr<SelectedKernel> SelectOrThrow(const roialign_params& params, const std::string& node_name);
+
+// The roialign dtype of a feature map's element type; false for a type no kernel serves.
+bool ToDType(const ov::element::Type& type, roialign_dtype* dtype);
+
+// "A, B, ...": every name of the enum `kind`, as the library spells them (messages about unknown attributes).
+std::string NamesOf(roialign_enum_kind kind);
+
+// A node's kernel, selected when the map's type is known, and again only if that type (a plugin may lower f16 to
+// f32) or an attribute (read from IR, or resolved from the opset) changed since; evaluate only runs it.
+class NodeKernel {
+ public:
+  // Selects for `params` and the map's `type` unless that is what the kernel already serves; throws roialign's
+  // refusal, naming the node.
+  void Select(const roialign_params& params, const ov::element::Type& type, const std::string& node_name);
+  bool SelectedFor(const ov::element::Type& type) const { return selected_ && type == type_; }
+  // The implementation, e.g. "roi_align_nchw.avx2" (empty before selection).
+  std::string name() const;
+  // Runs on an NCHW map with f32 RoI rows as the kernel's params shape them and `batch_indices` (i64 or i32; null:
+  // the batch is the rows' first column), writing `out`, on the calling TBB arena's threads; throws roialign's
+  // refusal naming `node`.
+  void Run(const ov::Tensor& map, const ov::Tensor& rois, const ov::Tensor* batch_indices, ov::Tensor& out,
+           const std::string& node) const;
+
+ private:
+  std::shared_ptr<SelectedKernel> selected_;
+  ov::element::Type type_;
+  roialign_params params_{};  // what selected_ was selected for
+};
 
 // Inputs: 0 feature map [N,C,H,W] (f32, f16 or bf16), 1 boxes [K,4] f32 (x1, y1, x2, y2), 2 batch indices [K]
 // (i64 or i32). Output: [K,C,PH,PW] in the map's type. Attributes are roialign_params' (layout NCHW).
@@ -63,11 +92,7 @@ class RoiAlign : public ov::op::Op {
   int64_t sampling_ratio_ = 0;
   std::string coordinate_mode_ = "HALF_PIXEL";  // a name of roialign_enum_name(ROIALIGN_ENUM_COORDINATE_MODE)
   std::string pool_mode_ = "AVG";               // a name of roialign_enum_name(ROIALIGN_ENUM_POOL_MODE)
-  // Selected in validate_and_infer_types (when the map's type is known, and again if it or an attribute
-  // changes, e.g. when a plugin lowers f16 to f32); evaluate only runs it.
-  std::shared_ptr<SelectedKernel> kernel_;
-  ov::element::Type kernel_type_;
-  roialign_params selected_params_{};  // what kernel_ was selected for
+  NodeKernel kernel_;  // selected in validate_and_infer_types
 };
 
 }  // namespace roialign_openvino

@@ -4,42 +4,10 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "openvino/core/except.hpp"
-#include "tbb_threadpool.h"
 
 namespace roialign_openvino {
-namespace {
-
-bool ToDType(const ov::element::Type& type, roialign_dtype* dtype) {
-  if (type == ov::element::f32) {
-    *dtype = ROIALIGN_DTYPE_F32;
-  } else if (type == ov::element::f16) {
-    *dtype = ROIALIGN_DTYPE_F16;
-  } else if (type == ov::element::bf16) {
-    *dtype = ROIALIGN_DTYPE_BF16;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-bool SameParams(const roialign_params& a, const roialign_params& b) {
-  return a.pooled_height == b.pooled_height && a.pooled_width == b.pooled_width &&
-         a.spatial_scale == b.spatial_scale && a.sampling_ratio == b.sampling_ratio &&
-         a.coordinate_mode == b.coordinate_mode && a.pool_mode == b.pool_mode && a.layout == b.layout &&
-         a.dtype == b.dtype && a.roi_kind == b.roi_kind && a.angle_unit == b.angle_unit && a.rotation == b.rotation;
-}
-
-// "A, B, ...": every name of the enum `kind`, as the library spells them.
-std::string NamesOf(roialign_enum_kind kind) {
-  std::string names;
-  for (int32_t v = 0; const char* name = roialign_enum_name(kind, v); ++v) names += (v ? ", " : "") + std::string(name);
-  return names;
-}
-
-}  // namespace
 
 RoiAlignRotated::RoiAlignRotated(const ov::OutputVector& inputs, int64_t pooled_height, int64_t pooled_width,
                                  float spatial_scale, int64_t sampling_ratio, const std::string& coordinate_mode,
@@ -126,14 +94,7 @@ void RoiAlignRotated::validate_and_infer_types() {
   }
   const ov::Dimension c = map.rank().is_static() ? map[1] : ov::Dimension::dynamic();
   set_output_type(0, map_type, ov::PartialShape{k, c, pooled_height_, pooled_width_});
-  if (map_type.is_static()) {
-    const roialign_params params = Params(dtype);
-    if (!kernel_ || kernel_type_ != map_type || !SameParams(params, selected_params_)) {
-      kernel_ = SelectOrThrow(params, get_friendly_name());
-      kernel_type_ = map_type;
-      selected_params_ = params;
-    }
-  }
+  if (map_type.is_static()) kernel_.Select(Params(dtype), map_type, get_friendly_name());
 }
 
 std::shared_ptr<ov::Node> RoiAlignRotated::clone_with_new_inputs(const ov::OutputVector& new_args) const {
@@ -157,13 +118,13 @@ bool RoiAlignRotated::visit_attributes(ov::AttributeVisitor& visitor) {
 
 bool RoiAlignRotated::has_evaluate() const { return true; }
 
-std::string RoiAlignRotated::kernel_name() const { return kernel_ ? roialign_kernel_name(kernel_->kernel) : ""; }
+std::string RoiAlignRotated::kernel_name() const { return kernel_.name(); }
 
 bool RoiAlignRotated::evaluate(ov::TensorVector& outputs, const ov::TensorVector& inputs) const {
   const ov::Tensor& map = inputs.at(0);
   const ov::Tensor& boxes = inputs.at(1);
   const bool with_indices = inputs.size() == 3;
-  OPENVINO_ASSERT(kernel_ && map.get_element_type() == kernel_type_, "RoiAlignRotated '", get_friendly_name(),
+  OPENVINO_ASSERT(kernel_.SelectedFor(map.get_element_type()), "RoiAlignRotated '", get_friendly_name(),
                   "': no kernel was selected for ", map.get_element_type());
   OPENVINO_ASSERT(boxes.get_element_type() == ov::element::f32, "RoiAlignRotated: RoIs must be f32");
   const ov::Shape& ms = map.get_shape();
@@ -172,40 +133,10 @@ bool RoiAlignRotated::evaluate(ov::TensorVector& outputs, const ov::TensorVector
                       (!with_indices || inputs.at(2).get_shape() == ov::Shape{bs[0]}),
                   "RoiAlignRotated: expected map [N,C,H,W] and RoIs [K,6], or RoIs [K,5] and batch indices [K]; got ",
                   ms, ", ", bs);
-  const auto k = static_cast<int64_t>(bs[0]);
   outputs.at(0).set_shape(
       ov::Shape{bs[0], ms[1], static_cast<size_t>(pooled_height_), static_cast<size_t>(pooled_width_)});
-  const int64_t* batch = nullptr;
-  std::vector<int64_t> widened;  // i32 indices (the CPU plugin lowers i64 inputs to i32)
-  if (with_indices) {
-    const ov::Tensor& indices = inputs.at(2);
-    if (indices.get_element_type() == ov::element::i64) {
-      batch = indices.data<const int64_t>();
-    } else {
-      OPENVINO_ASSERT(indices.get_element_type() == ov::element::i32,
-                      "RoiAlignRotated: batch indices must be i64 or i32");
-      const int32_t* narrow = indices.data<const int32_t>();
-      widened.assign(narrow, narrow + k);
-      batch = widened.data();
-    }
-  }
-  const roialign_threadpool pool = CurrentArenaThreadpool();
-  roialign_inputs in;
-  roialign_inputs_init(&in);
-  in.batch = static_cast<int64_t>(ms[0]);
-  in.channels = static_cast<int64_t>(ms[1]);
-  in.maps[0].data = map.data();
-  in.maps[0].height = static_cast<int64_t>(ms[2]);
-  in.maps[0].width = static_cast<int64_t>(ms[3]);
-  in.rois = boxes.data<const float>();
-  in.batch_indices = batch;
-  in.num_rois = k;
-  roialign_options options;
-  roialign_options_init(&options);
-  options.threadpool = &pool;
-  if (roialign_run(kernel_->kernel, &in, outputs.at(0).data(), &options) != ROIALIGN_OK) {
-    OPENVINO_THROW("RoiAlignRotated '", get_friendly_name(), "': ", roialign_last_error());
-  }
+  kernel_.Run(map, boxes, with_indices ? &inputs.at(2) : nullptr, outputs.at(0),
+              "RoiAlignRotated '" + get_friendly_name() + "'");
   return true;
 }
 

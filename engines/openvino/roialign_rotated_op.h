@@ -49,9 +49,7 @@ class RoiAlignRotated : public ov::op::Op {
   std::string angle_unit_ = "RADIANS";
   std::string rotation_ = "COUNTER_CLOCKWISE";
   std::string pool_mode_ = "AVG";
-  std::shared_ptr<SelectedKernel> kernel_;
-  ov::element::Type kernel_type_;
-  roialign_params selected_params_{};
+  NodeKernel kernel_;  // selected in validate_and_infer_types
 };
 
 }  // namespace roialign_openvino
