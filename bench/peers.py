@@ -335,9 +335,7 @@ class OpenVinoPeer:
         node = ops.roi_align(x, rois, bidx, wl.ph, wl.pw, max(wl.ratio, 0), wl.scale,
                              "avg" if wl.pool == "AVG" else "max", self.ALIGNED[wl.coord])
         model = ov.Model([node], [x, rois, bidx], "roialign")
-        config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
-                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
-        compiled = self.core.compile_model(model, "CPU", config)
+        compiled = openvino_compile(self.core, model, threads)
         bidx32 = np.ascontiguousarray(wl.batch_indices.astype(np.int32))
         return openvino_run(ov, compiled, (wl.x, wl.rois4, bidx32))
 
@@ -380,9 +378,7 @@ class OpenVinoRotatedPeer(OpenVinoPeer):
         node = self.ops15.roi_align_rotated(x, rois, bidx, wl.ph, wl.pw, max(wl.ratio, 0), wl.scale,
                                             wl.rotation == "CLOCKWISE")
         model = ov.Model([node], [x, rois, bidx], "roialign_rotated")
-        config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
-                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
-        compiled = self.core.compile_model(model, "CPU", config)
+        compiled = openvino_compile(self.core, model, threads)
         rois5 = wl.rois5.copy()
         if wl.angle_unit == "DEGREES":  # as roialign converts: in double, rounded once to float32
             rois5[:, 4] = (wl.rois5[:, 4].astype(np.float64) * np.pi / 180.0).astype(np.float32)
@@ -437,8 +433,6 @@ class OpenVinoRotatedExtensionPeer(OpenVinoRotatedPeer):
 
     def prepare(self, wl, threads):
         ov = self.ov
-        config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
-                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
         if self.form != "mmcv":
             ops = self.ops
             x = ops.parameter([wl.n, wl.c, wl.h, wl.w], ov.Type.f32, name="X")
@@ -449,7 +443,7 @@ class OpenVinoRotatedExtensionPeer(OpenVinoRotatedPeer):
             model = ov.Model([node], [x, rois, bidx], "roialign_rotated")
             if self.helper_module.replace_roi_align_rotated(model, self.extension) != 1:
                 raise Skip("the pass did not replace ROIAlignRotated-15")
-            compiled = self.core.compile_model(model, "CPU", config)
+            compiled = openvino_compile(self.core, model, threads)
             bidx32 = np.ascontiguousarray(wl.batch_indices.astype(np.int32))
             return openvino_run(ov, compiled, (wl.x, self._radians(wl, wl.rois5), bidx32))
         helper, TP = self.helper, self.TensorProto
@@ -471,8 +465,14 @@ class OpenVinoRotatedExtensionPeer(OpenVinoRotatedPeer):
             model = self.core.read_model(path)
         if not any(op.get_type_name() == "RoialignRoiAlignRotated" for op in model.get_ops()):
             raise Skip("the extension did not convert MMCVRoIAlignRotated")
-        compiled = self.core.compile_model(model, "CPU", config)
+        compiled = openvino_compile(self.core, model, threads)
         return openvino_run(ov, compiled, (wl.x, self._radians(wl, wl.rois)))
+
+
+def openvino_compile(core, model, threads):
+    """`model` compiled for the CPU plugin as every OpenVINO peer is timed: `threads` threads, f32, one stream."""
+    return core.compile_model(model, "CPU", {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
+                                             "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1})
 
 
 def openvino_run(ov, compiled, inputs):
@@ -620,9 +620,7 @@ class OpenVinoExtensionPeer(OpenVinoPeer):
             model = self.core.read_model(path)
         if not any(op.get_type_name() == "RoialignRoiAlign" for op in model.get_ops()):
             raise Skip("the extension did not convert RoiAlign")
-        config = {"INFERENCE_NUM_THREADS": int(threads), "INFERENCE_PRECISION_HINT": "f32",
-                  "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
-        compiled = self.core.compile_model(model, "CPU", config)
+        compiled = openvino_compile(self.core, model, threads)
         return openvino_run(self.ov, compiled, (wl.x, wl.rois4, wl.batch_indices))
 
 
