@@ -10,6 +10,7 @@
 #define HWY_TARGET_INCLUDE "kernels/roi_align_backward.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -91,6 +92,34 @@ HWY_INLINE void LoadChannels(const T* map, const MapStrides& m, int64_t b, int64
   });
 }
 
+// Asks the caches for the lines holding elements [begin, begin + count).
+template <typename T>
+HWY_INLINE void PrefetchElements(const T* begin, int64_t count) {
+  const uintptr_t end = reinterpret_cast<uintptr_t>(begin + count);
+  for (uintptr_t at = reinterpret_cast<uintptr_t>(begin) & ~uintptr_t{63}; at < end; at += 64) {
+    hwy::Prefetch(reinterpret_cast<const T*>(at));
+  }
+}
+
+// Asks the caches for channels [c, c + n) of bin row ph of RoI k's dY, a row ahead of its loads: the RoIs come in
+// index order, so their dY rows are far apart and each would otherwise wait on memory. Always inlined, and without
+// lambdas: GCC takes a function that only prefetches for one without effects, and drops its calls.
+template <typename T>
+HWY_INLINE void PrefetchGradientRow(const T* dy, const MapStrides& g, int64_t k, int64_t c, int64_t n, int64_t ph,
+                                    int64_t pooled_width) {
+  if (g.block == 1) {  // planar: the row of bins is contiguous in each channel's plane
+    for (int64_t j = 0; j < n; ++j) PrefetchElements(dy + g.Offset(k, c + j, ph, 0), pooled_width);
+    return;
+  }
+  for (int64_t pw = 0; pw < pooled_width; ++pw) {
+    for (int64_t j = 0; j < n;) {  // the runs of ForChannelRuns
+      const int64_t count = std::min(n - j, g.block - (c + j) % g.block);
+      PrefetchElements(dy + g.Offset(k, c + j, ph, pw), count);
+      j += count;
+    }
+  }
+}
+
 // Whether a tap of the RoI's samples along y can land in rows [begin, end): the positions are monotone in (bin,
 // sample), so the extremes are the first sample of the first bin and the last of the last, and a tap lies on the
 // floor of its position clamped to the map or one pixel past it. A superset: no contributing RoI is skipped.
@@ -156,6 +185,17 @@ HWY_INLINE bool RotatedBinReaches(const RoiAxesOf<R>& a, int64_t ph, int64_t pw,
   const double yc = static_cast<double>(a.gy.start) + (static_cast<double>(ph) + 0.5) * bh;
   const double xc = static_cast<double>(a.gx.start) + (static_cast<double>(pw) + 0.5) * bw;
   return RotatedReach(a, yc, xc, 0.5 * std::fabs(bh), 0.5 * std::fabs(bw), size, begin, end);
+}
+
+// Bin row ph of a rotated RoI (all its bins).
+template <typename R>
+HWY_INLINE bool RotatedBinRowReaches(const RoiAxesOf<R>& a, int64_t ph, int64_t pooled_width, int64_t size,
+                                     int64_t begin, int64_t end) {
+  const double bh = static_cast<double>(a.gy.bin);
+  const double w = static_cast<double>(a.gx.bin) * static_cast<double>(pooled_width);
+  const double yc = static_cast<double>(a.gy.start) + (static_cast<double>(ph) + 0.5) * bh;
+  const double xc = static_cast<double>(a.gx.start) + 0.5 * w;
+  return RotatedReach(a, yc, xc, 0.5 * std::fabs(bh), 0.5 * std::fabs(w), size, begin, end);
 }
 
 // For every channel, the first sample (MAX) or tap (MAX_ONNX, as 4 * sample + tap) of the bin attaining its
@@ -237,27 +277,53 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
   for (int64_t j = n; j < np; ++j) gradient[j] = 0;  // padded channels add w * 0 to padded accumulators
   auto in_band = [&](int64_t y) { return y >= y_begin && y < y_end; };
   auto pixel = [&](int64_t y, int64_t x) { return acc + ((y - y_begin) * W + x) * np; };
-  for (int64_t i = 0; i < RunCount(p); ++i) {
-    const int64_t k = RunRoi(p, i);
+  // Whether a tap of bin row ph of a RoI lands in the range's rows (rotated: of a bin of the row, a superset).
+  auto row_reaches = [&](const RoiAxesOf<A>& axes, int64_t ph) HWY_ATTR {
+    if (rotated) return RotatedBinRowReaches(axes, ph, PW, H, y_begin, y_end);
+    for (int64_t iy = 0; iy < axes.gy.grid; ++iy) {
+      const AxisTapOf<A> s = TapOf(SamplePosition(axes.gy, ph, iy), H);
+      if (s.valid && (in_band(s.lo) || in_band(s.hi))) return true;
+    }
+    return false;
+  };
+  // The RoIs from run index i on that add to the range: the next one's run index and the bin rows [ph_begin,
+  // ph_end) that reach the range. The rows are consecutive: positions are monotone in (bin, sample), and so are
+  // their taps (a rotated row's centre moves along a line).
+  struct Visit {
+    int64_t i, ph_begin, ph_end;
+  };
+  auto visit_from = [&](int64_t i) HWY_ATTR {
+    for (; i < RunCount(p); ++i) {
+      const RoiAxesOf<A>& axes = AxesOf<A>(p, RunRoi(p, i));
+      if (axes.batch != r.image || axes.gy.grid * axes.gx.grid == 0) continue;  // no samples: nothing flows back
+      if (!(rotated ? RotatedRoiReaches(axes, H, y_begin, y_end) : RowsReach(axes.gy, PH, H, y_begin, y_end))) continue;
+      int64_t begin = 0;
+      while (begin < PH && !row_reaches(axes, begin)) ++begin;
+      if (begin == PH) continue;
+      int64_t end = begin + 1;
+      while (end < PH && row_reaches(axes, end)) ++end;
+      return Visit{i, begin, end};
+    }
+    return Visit{RunCount(p), 0, 0};
+  };
+  // While a RoI adds to the range, the first bin row of the next one's dY is prefetched; each row, the next row's.
+  const int64_t runs = RunCount(p);
+  for (Visit visit = visit_from(0), next; visit.i < runs; visit = next) {
+    const int64_t k = RunRoi(p, visit.i);
+    next = visit_from(visit.i + 1);
+    if (next.i < runs) PrefetchGradientRow(dy, grad, RunRoi(p, next.i), c0, n, next.ph_begin, PW);
     const RoiAxesOf<A>& axes = AxesOf<A>(p, k);  // validation's geometry of the RoI
-    if (axes.batch != r.image) continue;
     const AxisGeometryOf<A>& gy = axes.gy;
     const AxisGeometryOf<A>& gx = axes.gx;
-    if (gy.grid * gx.grid == 0) continue;  // no samples: nothing flows back
-    if (!(rotated ? RotatedRoiReaches(axes, H, y_begin, y_end) : RowsReach(gy, PH, H, y_begin, y_end))) continue;
     for (int64_t pw = 0; pw < PW && !rotated; ++pw) {
       for (int64_t ix = 0; ix < gx.grid; ++ix) {
         xs[pw * gx.grid + ix] = TapOf(SamplePosition(gx, pw, ix), W);
       }
     }
     const A count = static_cast<A>(gy.grid * gx.grid);
-    for (int64_t ph = 0; ph < PH; ++ph) {
-      bool reaches = rotated;  // whether a tap of the bin row lands in the range's rows (rotated: taken as yes)
-      for (int64_t iy = 0; iy < gy.grid && !rotated; ++iy) {
-        const AxisTapOf<A>& s = ys[iy] = TapOf(SamplePosition(gy, ph, iy), H);
-        reaches |= s.valid && (in_band(s.lo) || in_band(s.hi));
-      }
-      if (!reaches) continue;
+    for (int64_t ph = visit.ph_begin; ph < visit.ph_end; ++ph) {
+      if (ph + 1 < visit.ph_end) PrefetchGradientRow(dy, grad, k, c0, n, ph + 1, PW);
+      for (int64_t iy = 0; iy < gy.grid && !rotated; ++iy) ys[iy] = TapOf(SamplePosition(gy, ph, iy), H);
       for (int64_t pw = 0; pw < PW; ++pw) {
         if (rotated && !RotatedBinReaches(axes, ph, pw, H, y_begin, y_end)) continue;
         const AxisTapOf<A>* const xrow = xs + pw * gx.grid;
