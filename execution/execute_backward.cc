@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "execution/plan.h"
+
 namespace roialign {
 namespace internal {
 
@@ -17,6 +19,7 @@ GradientRange BackwardPlan::Range(int64_t task, int64_t channels, int64_t height
   r.c_end = (group + 1) * channels / channel_groups;
   r.y_begin = band * height / row_bands;
   r.y_end = (band + 1) * height / row_bands;
+  r.stream = stream_dx;
   return r;
 }
 
@@ -38,6 +41,10 @@ BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Thre
   const int64_t wanted = kTasksPerThread * plan.threads;
   if (plan.tasks(N) < wanted) plan.row_bands = std::min(H, (wanted + N * plan.channel_groups - 1) / (N * plan.channel_groups));
   if (plan.tasks(N) < wanted) plan.channel_groups = std::min(C, (wanted + N * plan.row_bands - 1) / (N * plan.row_bands));
+  // dX is written once, by ranges, and read by the caller: one larger than the last-level cache goes to memory
+  // without each line being read first.
+  plan.stream_dx = static_cast<double>(N * StoredChannels(problem.params.layout, C) * H * W) *
+                       static_cast<double>(BytesOf(problem.params.dtype)) > kStreamOutputBytes;
   if (f.backward_scratch != nullptr) {
     // The largest range: the even split's ranges differ by at most one row and one channel.
     const GradientRange largest = {0, 0, (C + plan.channel_groups - 1) / plan.channel_groups, 0,

@@ -21,6 +21,7 @@ struct BackwardPlan {
   int64_t channel_groups = 1, row_bands = 1;
   int threads = 1;
   int64_t scratch_floats = 0;
+  bool stream_dx = false;  // each range written with non-temporal stores
   int64_t tasks(int64_t batch) const { return batch * channel_groups * row_bands; }
   // The range of task `task` (in [0, tasks(batch))) of a map of `channels` x `height`.
   GradientRange Range(int64_t task, int64_t channels, int64_t height) const;

@@ -32,10 +32,6 @@ bool UseBandTransform(PixelAccess access, const Problem& p, int64_t band_rows) {
          rows * static_cast<double>(p.width * p.channels * BytesOf(p.params.dtype)) <= kMaxBandBufferBytes;
 }
 
-// Outputs larger than this do not stay in a typical last-level cache (shared with the map's bands), so
-// channels-last kernels write finished bins with non-temporal stores.
-constexpr double kStreamOutputBytes = 16.0 * 1024 * 1024;
-
 // A blocked output streams only blocks of whole cache lines: a bin writes one block per plane, and a part line
 // written non-temporally waits in a write-combining buffer for the next bin's half, or goes to memory partial.
 constexpr int64_t kCacheLineBytes = 64;

@@ -20,6 +20,10 @@
 namespace roialign {
 namespace internal {
 
+// Outputs larger than this do not stay in a typical last-level cache (shared with the map's bands), so they are
+// written with non-temporal stores: the forward's finished bins, the backward's dX.
+constexpr double kStreamOutputBytes = 16.0 * 1024 * 1024;
+
 // How an implementation reaches the pixels, from its descriptor (whole RoIs or the microkernel) and the layout
 // table (planar or channels in contiguous runs).
 enum class PixelAccess {

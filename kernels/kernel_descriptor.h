@@ -74,8 +74,11 @@ using WholeRoisFn = void (*)(const Problem& problem, int64_t roi_begin, int64_t 
 // [y_begin, y_end), every column; when it holds the last channel, also the padded lanes of a blocked layout's
 // last block in those rows. Disjoint ranges write disjoint elements, and an element's bits do not depend on how
 // dX is split (docs/semantics.md#backward).
+// `stream`: write the range with non-temporal stores where its lines allow (the plan's choice, for a dX larger than
+// the last-level cache).
 struct GradientRange {
   int64_t image = 0, c_begin = 0, c_end = 0, y_begin = 0, y_end = 0;
+  bool stream = false;
 };
 // Working memory of one backward task, `floats` f32 of kArenaAlignment-aligned room that the kernel lays out as it
 // needs (BackwardScratchFn says how much); {nullptr, 0} for a kernel that needs none.

@@ -398,13 +398,33 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     }
     return;  // no padded lanes
   }
-  for (int64_t y = y_begin; y < y_end; ++y) {
-    for (int64_t x = 0; x < W; ++x) {
-      const A* const from = pixel(y, x);
-      ForChannelRuns(map, r.image, c0, n, y, x, [&](int64_t j, int64_t count, int64_t offset) {
-        for (int64_t i = 0; i < count; ++i) Narrow(from[j + i], dx + offset + i);
-      });
+  // Whether a run of `count` elements from `to`, then every pixel's, is whole lines that whole vectors fill: a part
+  // line streamed waits in a write-combining buffer, or goes to memory partial.
+  auto streams = [&](const T* to, int64_t count) {
+    const auto line = static_cast<uintptr_t>(std::max<int64_t>(64, lanes * static_cast<int64_t>(sizeof(T))));
+    return r.stream && count % lanes == 0 && (count * static_cast<int64_t>(sizeof(T))) % 64 == 0 &&
+           reinterpret_cast<uintptr_t>(to) % line == 0 && (map.pixel * static_cast<int64_t>(sizeof(T))) % 64 == 0;
+  };
+  // Channels last and blocked: each run of the range's channels (one, or one per block), a row at a time, its
+  // pixels a pixel stride apart in dX; the offsets are found once per run and row.
+  for (int64_t j = 0; j < n;) {
+    const int64_t count = std::min(n - j, map.block - (c0 + j) % map.block);
+    for (int64_t y = y_begin; y < y_end; ++y) {
+      T* to = dx + map.Offset(r.image, c0 + j, y, 0);
+      const A* from = pixel(y, 0) + j;
+      if constexpr (std::is_same_v<T, A>) {  // f32 and f64: stored as accumulated
+        if (streams(to, count)) {
+          for (int64_t x = 0; x < W; ++x, to += map.pixel, from += np) {
+            for (int64_t i = 0; i < count; i += lanes) hn::Stream(hn::LoadU(df, from + i), df, to + i);
+          }
+          continue;
+        }
+      }
+      for (int64_t x = 0; x < W; ++x, to += map.pixel, from += np) {
+        for (int64_t i = 0; i < count; ++i) Narrow(from[i], to + i);
+      }
     }
+    j += count;
   }
   // The padded lanes of a blocked layout's last block belong to the range holding the last channel.
   if (r.c_end == C) {
@@ -414,6 +434,7 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
       }
     }
   }
+  if (r.stream) hwy::FlushStream();  // the streamed lines reach memory before the task is seen to end
 }
 
 // In floats (BackwardScratch's unit), for the accumulation type of T.
