@@ -34,8 +34,8 @@ namespace internal {
 
 // Where a task's scratch holds what (elements of the accumulation type A from its start): the accumulator of the
 // range, channels-last with each pixel's channels padded to whole vectors ([rows][W][channels_padded]); the x
-// positions of the current RoI's samples ([PW][grid_w]) and the y positions of one bin row ([grid_h]); one bin's
-// gradient per channel and its argmax per channel (the MAX modes).
+// positions of the current RoI's samples ([PW][grid_w]) and the y positions of one bin row ([grid_h]); the bin
+// row's dY per channel ([PW][channels_padded]) and one bin's argmax per channel (the MAX modes).
 struct GradientScratchLayout {
   int64_t channels_padded = 0, acc = 0, x_axes = 0, y_axes = 0, gradient = 0, args = 0, total = 0;
 };
@@ -52,7 +52,7 @@ inline GradientScratchLayout LayoutOf(const Problem& p, const GradientRange& r, 
   s.y_axes = s.x_axes + p.params.pooled_width * p.max_grid_w * kAxisElements;
   s.gradient = s.y_axes + p.max_grid_h * kAxisElements;
   s.gradient += (lanes - s.gradient % lanes) % lanes;  // whole vectors from here on
-  s.args = s.gradient + s.channels_padded;
+  s.args = s.gradient + p.params.pooled_width * s.channels_padded;
   s.total = s.args + s.channels_padded;
   return s;
 }
@@ -90,6 +90,25 @@ HWY_INLINE void LoadChannels(const T* map, const MapStrides& m, int64_t b, int64
   ForChannelRuns(m, b, c, n, y, x, [&](int64_t j, int64_t count, int64_t offset) {
     for (int64_t i = 0; i < count; ++i) out[j + i] = Widen(map[offset + i]);
   });
+}
+
+// Channels [c, c + n) of bin row ph of RoI k's dY (pooled_width bins), widened, into out[pw * stride + j]: planar
+// dY holds a channel's row of bins together, so its rows are transposed, in register tiles where dY is f32.
+template <typename T>
+HWY_INLINE void LoadGradientRow(const T* dy, const MapStrides& g, int64_t k, int64_t c, int64_t n, int64_t ph,
+                                int64_t pooled_width, int64_t stride, ComputeOf<T>* out) {
+  if (g.block > 1) {
+    for (int64_t pw = 0; pw < pooled_width; ++pw) LoadChannels(dy, g, k, c, n, ph, pw, out + pw * stride);
+    return;
+  }
+  const T* const rows = dy + g.Offset(k, c, ph, 0);
+  if constexpr (std::is_same_v<T, float>) {
+    TransposeTile(rows, g.planes, stride, 0, n, 0, pooled_width, out);
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t pw = 0; pw < pooled_width; ++pw) out[pw * stride + j] = Widen(rows[j * g.planes + pw]);
+    }
+  }
 }
 
 // Asks the caches for the lines holding elements [begin, begin + count).
@@ -265,7 +284,7 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
   A* const acc = data + layout.acc;
   AxisTapOf<A>* const xs = reinterpret_cast<AxisTapOf<A>*>(data + layout.x_axes);
   AxisTapOf<A>* const ys = reinterpret_cast<AxisTapOf<A>*>(data + layout.y_axes);
-  A* const gradient = data + layout.gradient;
+  A* const gradients = data + layout.gradient;
   A* const args = data + layout.args;
   const PoolMode mode = p.params.pool_mode;
   const bool rotated = p.params.roi_kind == RoiKind::kRotated;
@@ -274,7 +293,9 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
   const T* const dy = static_cast<const T*>(p.grad_output);
 
   std::fill_n(acc, (y_end - y_begin) * W * np, A(0));  // +0: an element nothing reaches is +0
-  for (int64_t j = n; j < np; ++j) gradient[j] = 0;  // padded channels add w * 0 to padded accumulators
+  for (int64_t pw = 0; pw < PW; ++pw) {  // padded channels add w * 0 to padded accumulators
+    for (int64_t j = n; j < np; ++j) gradients[pw * np + j] = 0;
+  }
   auto in_band = [&](int64_t y) { return y >= y_begin && y < y_end; };
   auto pixel = [&](int64_t y, int64_t x) { return acc + ((y - y_begin) * W + x) * np; };
   // Whether a tap of bin row ph of a RoI lands in the range's rows (rotated: of a bin of the row, a superset).
@@ -324,6 +345,14 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     for (int64_t ph = visit.ph_begin; ph < visit.ph_end; ++ph) {
       if (ph + 1 < visit.ph_end) PrefetchGradientRow(dy, grad, k, c0, n, ph + 1, PW);
       for (int64_t iy = 0; iy < gy.grid && !rotated; ++iy) ys[iy] = TapOf(SamplePosition(gy, ph, iy), H);
+      LoadGradientRow(dy, grad, k, c0, n, ph, PW, np, gradients);
+      if (mode == PoolMode::kAvg) {
+        // The forward divides a bin's sum by the count; its transpose scales the bin's dY, once per bin row.
+        const auto vcount = hn::Set(df, count);
+        for (int64_t j = 0; j < PW * np; j += lanes) {
+          hn::Store(hn::Div(hn::Load(df, gradients + j), vcount), df, gradients + j);
+        }
+      }
       for (int64_t pw = 0; pw < PW; ++pw) {
         if (rotated && !RotatedBinReaches(axes, ph, pw, H, y_begin, y_end)) continue;
         const AxisTapOf<A>* const xrow = xs + pw * gx.grid;
@@ -338,11 +367,8 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
             *sx = xrow[ix];
           }
         };
-        LoadChannels(dy, grad, k, c0, n, ph, pw, gradient);
+        const A* const gradient = gradients + pw * np;
         if (mode == PoolMode::kAvg) {
-          // The forward divides the bin's sum by the count; its transpose scales dY once per bin.
-          const auto vcount = hn::Set(df, count);
-          for (int64_t j = 0; j < np; j += lanes) hn::Store(hn::Div(hn::Load(df, gradient + j), vcount), df, gradient + j);
           for (int64_t iy = 0; iy < gy.grid; ++iy) {
             if (!rotated && !(ys[iy].valid && (in_band(ys[iy].lo) || in_band(ys[iy].hi)))) continue;
             for (int64_t ix = 0; ix < gx.grid; ++ix) {
