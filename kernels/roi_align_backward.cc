@@ -68,13 +68,17 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Calls f(j, count, pointer offset of channel c + j) for the runs of consecutive channels [c, c + n) splits into in
-// a layout: one run for channels last, a run per block for the blocked layouts, a run per channel for NCHW.
+// a layout: one run for channels last, a run per block for the blocked layouts, a run per channel for NCHW. After
+// the first, a run starts a block's plane (one division per call, not per run).
 template <class F>
 HWY_INLINE void ForChannelRuns(const MapStrides& m, int64_t b, int64_t c, int64_t n, int64_t y, int64_t x, F f) {
+  int64_t offset = m.Offset(b, c, y, x), lane = c % m.block;
   for (int64_t j = 0; j < n;) {
-    const int64_t count = std::min(n - j, m.block - (c + j) % m.block);
-    f(j, count, m.Offset(b, c + j, y, x));
+    const int64_t count = std::min(n - j, m.block - lane);
+    f(j, count, offset);
     j += count;
+    offset += m.planes - lane;
+    lane = 0;
   }
 }
 
@@ -92,21 +96,21 @@ HWY_INLINE void LoadChannels(const T* map, const MapStrides& m, int64_t b, int64
   });
 }
 
-// Channels [c, c + n) of bin row ph of RoI k's dY (pooled_width bins), widened, into out[pw * stride + j]: planar
-// dY holds a channel's row of bins together, so its rows are transposed, in register tiles where dY is f32.
+// Channels [c, c + n) of bins [pw_begin, pw_end) of bin row ph of RoI k's dY, widened, into out[pw * stride + j]:
+// planar dY holds a channel's row of bins together, so its rows are transposed, in register tiles where dY is f32.
 template <typename T>
 HWY_INLINE void LoadGradientRow(const T* dy, const MapStrides& g, int64_t k, int64_t c, int64_t n, int64_t ph,
-                                int64_t pooled_width, int64_t stride, ComputeOf<T>* out) {
+                                int64_t pw_begin, int64_t pw_end, int64_t stride, ComputeOf<T>* out) {
   if (g.block > 1) {
-    for (int64_t pw = 0; pw < pooled_width; ++pw) LoadChannels(dy, g, k, c, n, ph, pw, out + pw * stride);
+    for (int64_t pw = pw_begin; pw < pw_end; ++pw) LoadChannels(dy, g, k, c, n, ph, pw, out + pw * stride);
     return;
   }
   const T* const rows = dy + g.Offset(k, c, ph, 0);
   if constexpr (std::is_same_v<T, float>) {
-    TransposeTile(rows, g.planes, stride, 0, n, 0, pooled_width, out);
+    TransposeTile(rows, g.planes, stride, 0, n, pw_begin, pw_end, out);
   } else {
     for (int64_t j = 0; j < n; ++j) {
-      for (int64_t pw = 0; pw < pooled_width; ++pw) out[pw * stride + j] = Widen(rows[j * g.planes + pw]);
+      for (int64_t pw = pw_begin; pw < pw_end; ++pw) out[pw * stride + j] = Widen(rows[j * g.planes + pw]);
     }
   }
 }
@@ -130,11 +134,15 @@ HWY_INLINE void PrefetchGradientRow(const T* dy, const MapStrides& g, int64_t k,
     for (int64_t j = 0; j < n; ++j) PrefetchElements(dy + g.Offset(k, c + j, ph, 0), pooled_width);
     return;
   }
+  const int64_t first = g.Offset(k, c, ph, 0), first_lane = c % g.block;
   for (int64_t pw = 0; pw < pooled_width; ++pw) {
+    int64_t offset = first + pw * g.pixel, lane = first_lane;
     for (int64_t j = 0; j < n;) {  // the runs of ForChannelRuns
-      const int64_t count = std::min(n - j, g.block - (c + j) % g.block);
-      PrefetchElements(dy + g.Offset(k, c + j, ph, pw), count);
+      const int64_t count = std::min(n - j, g.block - lane);
+      PrefetchElements(dy + offset, count);
       j += count;
+      offset += g.planes - lane;
+      lane = 0;
     }
   }
 }
@@ -345,16 +353,23 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     for (int64_t ph = visit.ph_begin; ph < visit.ph_end; ++ph) {
       if (ph + 1 < visit.ph_end) PrefetchGradientRow(dy, grad, k, c0, n, ph + 1, PW);
       for (int64_t iy = 0; iy < gy.grid && !rotated; ++iy) ys[iy] = TapOf(SamplePosition(gy, ph, iy), H);
-      LoadGradientRow(dy, grad, k, c0, n, ph, PW, np, gradients);
+      // The row's bins that reach the range: all of them, or a rotated row's consecutive few (their centres move
+      // along a line).
+      int64_t pw_begin = 0, pw_end = PW;
+      if (rotated) {
+        while (pw_begin < PW && !RotatedBinReaches(axes, ph, pw_begin, H, y_begin, y_end)) ++pw_begin;
+        pw_end = pw_begin;
+        while (pw_end < PW && RotatedBinReaches(axes, ph, pw_end, H, y_begin, y_end)) ++pw_end;
+      }
+      LoadGradientRow(dy, grad, k, c0, n, ph, pw_begin, pw_end, np, gradients);
       if (mode == PoolMode::kAvg) {
         // The forward divides a bin's sum by the count; its transpose scales the bin's dY, once per bin row.
         const auto vcount = hn::Set(df, count);
-        for (int64_t j = 0; j < PW * np; j += lanes) {
+        for (int64_t j = pw_begin * np; j < pw_end * np; j += lanes) {
           hn::Store(hn::Div(hn::Load(df, gradients + j), vcount), df, gradients + j);
         }
       }
-      for (int64_t pw = 0; pw < PW; ++pw) {
-        if (rotated && !RotatedBinReaches(axes, ph, pw, H, y_begin, y_end)) continue;
+      for (int64_t pw = pw_begin; pw < pw_end; ++pw) {
         const AxisTapOf<A>* const xrow = xs + pw * gx.grid;
         // A sample's taps along y and x: the bin row's and column's (separable), or a rotated sample's own.
         auto taps = [&](int64_t iy, int64_t ix, AxisTapOf<A>* sy, AxisTapOf<A>* sx) HWY_ATTR {

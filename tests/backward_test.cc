@@ -140,7 +140,8 @@ TEST(Backward, ARegisteredImplementationRefusesTheBackward) {
 
 // Every target's backward against the scalar reference's, bit for bit: every compiled target this CPU runs, layout,
 // dtype and pool mode, maps with NaN and infinities (which decide the MAX modes' argmax), ties (a constant
-// region), RoIs outside and across the map, bins with one sample and with many, split over 3 threads.
+// region), RoIs outside and across the map, bins with one sample and with many, split over 3 threads; and a map
+// two rows tall on 8 threads, which the plan splits into channel ranges that start and end inside blocks.
 TEST(Backward, EveryTargetGivesTheReferenceBits) {
   std::vector<std::string> targets;
   {
@@ -154,10 +155,11 @@ TEST(Backward, EveryTargetGivesTheReferenceBits) {
   for (PoolMode mode : internal::AllValues<PoolMode>()) {
     for (DType dtype : internal::AllValues<DType>()) {
       for (Layout layout : internal::AllValues<Layout>()) {
-        for (int shape = 0; shape < 2; ++shape) {
-          // Channels that end mid-vector and mid-block; a map wider than tall, and one taller than wide.
-          Problem prob = shape == 0 ? RandomProblem(&rng, 2, 21, 9, 14, 16, 0.5f)
-                                    : RandomProblem(&rng, 1, 35, 17, 6, 12, 0.5f);
+        for (int shape = 0; shape < 3; ++shape) {
+          // Channels that end mid-vector and mid-block; a map wider than tall, one taller than wide, a flat one.
+          Problem prob = shape == 0   ? RandomProblem(&rng, 2, 21, 9, 14, 16, 0.5f)
+                         : shape == 1 ? RandomProblem(&rng, 1, 35, 17, 6, 12, 0.5f)
+                                      : RandomProblem(&rng, 1, 37, 2, 9, 10, 0.5f);
           for (size_t i = 0; i < prob.input.size(); i += 37) prob.input[i] = NAN;
           prob.input[5] = INFINITY;
           prob.input[11] = -INFINITY;
@@ -175,7 +177,7 @@ TEST(Backward, EveryTargetGivesTheReferenceBits) {
             if (std::find(tested.begin(), tested.end(), name) == tested.end()) tested.push_back(name);
             roialign_options options;
             roialign_options_init(&options);
-            options.num_threads = 3;
+            options.num_threads = shape == 2 ? 8 : 3;
             const std::vector<unsigned char> got = Backward(kernel.k, t, &options);
             EXPECT_TRUE(got == want) << name << " " << ToString(mode) << " " << ToString(dtype) << " shape " << shape;
           }
