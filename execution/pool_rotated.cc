@@ -27,17 +27,14 @@ int64_t RotatedTaps(const Problem& p, const RoiAxes& a, int64_t ph, int64_t pw, 
   int64_t n = 0;
   const int64_t gw = a.gx.grid;
   for (int64_t s = s0; s < s1; ++s) {
-    const MapPointOf<float> point = RotatedSample(a, ph, pw, s / gw, s % gw);
-    const AxisTap y = TapOf(point.y, p.height), x = TapOf(point.x, p.width);
+    AxisTap y, x;
+    RotatedSampleTaps(a, ph, pw, s / gw, s % gw, p.height, p.width, &y, &x);
     if (!y.valid || !x.valid) {
       if (!avg) std::fill(out + n, out + n + 4, PixelTap{kOutsideTap, 0.0f}), n += 4;
       continue;
     }
-    const int64_t lo = y.lo * at.row, hi = y.hi * at.row;
-    out[n++] = {lo + x.lo * at.pixel, y.w_lo * x.w_lo};
-    out[n++] = {lo + x.hi * at.pixel, y.w_lo * x.w_hi};
-    out[n++] = {hi + x.lo * at.pixel, y.w_hi * x.w_lo};
-    out[n++] = {hi + x.hi * at.pixel, y.w_hi * x.w_hi};
+    PixelTapsOf(y, x, at.row, at.pixel, 0, out + n);
+    n += 4;
   }
   return n;
 }

@@ -75,6 +75,17 @@ inline int64_t MaxOffset(const BinTaps& b) {
 // Room for one piece's MAX taps: a sample row (4 * grid_w) always fits.
 inline constexpr int64_t kBinTaps = 4 * ROIALIGN_MAX_SAMPLING_GRID;
 
+// A sample's four pixel taps from its valid taps along y and x, in the order (y0,x0) (y0,x1) (y1,x0) (y1,x1): the
+// offsets with the strides applied (rows counted from first_row), the weights the axes' products.
+inline void PixelTapsOf(const AxisTap& y, const AxisTap& x, int64_t row_stride, int64_t pixel_stride,
+                        int64_t first_row, PixelTap* out) {
+  const int64_t lo = (y.lo - first_row) * row_stride, hi = (y.hi - first_row) * row_stride;
+  out[0] = {lo + x.lo * pixel_stride, y.w_lo * x.w_lo};
+  out[1] = {lo + x.hi * pixel_stride, y.w_lo * x.w_hi};
+  out[2] = {hi + x.lo * pixel_stride, y.w_hi * x.w_lo};
+  out[3] = {hi + x.hi * pixel_stride, y.w_hi * x.w_hi};
+}
+
 // MAX: the four taps (lo/hi rows by lo/hi columns) of each sample of sample rows ty[i0, i1) by columns tx[0, gw),
 // row r at offset (r - first_row) * row_stride.
 inline int64_t SampleTapsOf(const AxisTap* ty, int64_t i0, int64_t i1, const AxisTap* tx, int64_t gw,
@@ -87,11 +98,7 @@ inline int64_t SampleTapsOf(const AxisTap* ty, int64_t i0, int64_t i1, const Axi
         std::fill(out + n, out + n + 4, PixelTap{kOutsideTap, 0.0f});
         continue;
       }
-      const int64_t lo = (y.lo - first_row) * row_stride, hi = (y.hi - first_row) * row_stride;
-      out[n] = {lo + x.lo * pixel_stride, y.w_lo * x.w_lo};
-      out[n + 1] = {lo + x.hi * pixel_stride, y.w_lo * x.w_hi};
-      out[n + 2] = {hi + x.lo * pixel_stride, y.w_hi * x.w_lo};
-      out[n + 3] = {hi + x.hi * pixel_stride, y.w_hi * x.w_hi};
+      PixelTapsOf(y, x, row_stride, pixel_stride, first_row, out + n);
     }
   }
   return n;

@@ -374,9 +374,7 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
         // A sample's taps along y and x: the bin row's and column's (separable), or a rotated sample's own.
         auto taps = [&](int64_t iy, int64_t ix, AxisTapOf<A>* sy, AxisTapOf<A>* sx) HWY_ATTR {
           if (rotated) {
-            const MapPointOf<A> at = RotatedSample(axes, ph, pw, iy, ix);
-            *sy = TapOf(at.y, H);
-            *sx = TapOf(at.x, W);
+            RotatedSampleTaps(axes, ph, pw, iy, ix, H, W, sy, sx);
           } else {
             *sy = ys[iy];
             *sx = xrow[ix];

@@ -135,12 +135,7 @@ void RoisOf(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c_begi
         for (int64_t ph = 0; ph < PH; ++ph) {
           // Separable taps (x's precomputed for the bin column when they fit), or a rotated sample's own.
           auto taps = [&](int64_t iy, int64_t ix, AxisTapOf<double>* ty, AxisTapOf<double>* tx) HWY_ATTR {
-            if (rotated) {
-              const MapPointOf<double> at = RotatedSample(a, ph, pw, iy, ix);
-              *ty = TapOf(at.y, H);
-              *tx = TapOf(at.x, W);
-              return;
-            }
+            if (rotated) return RotatedSampleTaps(a, ph, pw, iy, ix, H, W, ty, tx);
             *ty = TapOf(SamplePosition(a.gy, ph, iy), H);
             *tx = precomputed ? xs[ix] : TapOf(SamplePosition(a.gx, pw, ix), W);
           };

@@ -177,6 +177,15 @@ inline AxisTapOf<R> TapOf(R pos, int64_t size) {
   return t;
 }
 
+// The taps along y and x of sample (iy, ix) of bin (ph, pw) of a rotated RoI, on a height x width map.
+template <typename R>
+inline void RotatedSampleTaps(const RoiAxesOf<R>& a, int64_t ph, int64_t pw, int64_t iy, int64_t ix, int64_t height,
+                              int64_t width, AxisTapOf<R>* ty, AxisTapOf<R>* tx) {
+  const MapPointOf<R> at = RotatedSample(a, ph, pw, iy, ix);
+  *ty = TapOf(at.y, height);
+  *tx = TapOf(at.x, width);
+}
+
 // Fills taps[b * grid + i] for every sample of an axis of `size` pixels.
 template <typename R>
 inline void FillAxisTaps(const AxisGeometryOf<R>& g, int64_t pooled, int64_t size, AxisTapOf<R>* taps) {

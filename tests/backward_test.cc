@@ -37,11 +37,6 @@ roialign_params CParams(Layout layout, DType dtype, PoolMode mode, bool backward
   return p;
 }
 
-struct KernelHolder {
-  roialign_kernel* k = nullptr;
-  ~KernelHolder() { roialign_kernel_free(k); }
-};
-
 // A backward call's tensors, stored in the kernel's layout and dtype.
 struct Tensors {
   std::vector<unsigned char> map, dy;
@@ -72,11 +67,6 @@ Tensors Store(const Problem& p, const roialign_params& params, std::mt19937* rng
   }
   t.inputs.num_rois = p.k();
   return t;
-}
-
-// Runs `pool`'s tasks on the calling thread, last first: a result that depended on the order of tasks would change.
-void ReversePool(void*, int64_t count, roialign_task_fn task, void* context) {
-  for (int64_t i = count - 1; i >= 0; --i) task(context, i);
 }
 
 std::vector<unsigned char> Backward(const roialign_kernel* kernel, const Tensors& t, const roialign_options* options) {

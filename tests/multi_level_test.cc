@@ -314,11 +314,6 @@ TEST_P(MultiLevelTest, BitIdenticalAcrossThreadCounts) {
   }
 }
 
-// A caller's pool that runs every task on the calling thread, in reverse order: the results must not change.
-void ReversePool(void*, int64_t count, roialign_task_fn task, void* task_context) {
-  for (int64_t i = count - 1; i >= 0; --i) task(task_context, i);
-}
-
 TEST_P(MultiLevelTest, CallersThreadPoolGivesTheSameBits) {
   std::mt19937 rng(8);
   Pyramid p = MakePyramid(&rng, 19, 96, 128, 3);

@@ -88,11 +88,6 @@ roialign_params RotatedParams(Layout layout, DType dtype, PoolMode mode, roialig
   return p;
 }
 
-struct KernelHolder {
-  roialign_kernel* k = nullptr;
-  ~KernelHolder() { roialign_kernel_free(k); }
-};
-
 // A call's tensors in the kernel's layout and dtype: the map, dY and the inputs over them.
 struct Tensors {
   std::vector<unsigned char> map, dy;
@@ -241,11 +236,6 @@ TEST(Rotated, EveryTargetGivesTheReferenceBackwardBits) {
     }
   }
   EXPECT_GE(compared, 2 * 3 * internal::AllValues<DType>().size() * internal::AllValues<Layout>().size());
-}
-
-// Runs `tasks` on the calling thread, last first.
-void ReversePool(void*, int64_t count, roialign_task_fn task, void* context) {
-  for (int64_t i = count - 1; i >= 0; --i) task(context, i);
 }
 
 TEST(Rotated, SameBitsForAnyThreadsAndPool) {

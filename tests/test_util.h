@@ -201,6 +201,21 @@ inline std::vector<float> RunOrFail(const std::string& target, const Params& par
   return WidenFrom(params.dtype, out.data(), n);
 }
 
+// Owns a kernel of the C API.
+struct KernelHolder {
+  roialign_kernel* k = nullptr;
+  KernelHolder() = default;
+  KernelHolder(const KernelHolder&) = delete;
+  KernelHolder& operator=(const KernelHolder&) = delete;
+  ~KernelHolder() { roialign_kernel_free(k); }
+};
+
+// A caller's pool that runs every task on the calling thread, last first: a result that depended on the order of
+// tasks would change.
+inline void ReversePool(void*, int64_t count, roialign_task_fn task, void* context) {
+  for (int64_t i = count - 1; i >= 0; --i) task(context, i);
+}
+
 }  // namespace testing
 }  // namespace roialign
 
