@@ -269,22 +269,8 @@ int RunWorkload(const WorkloadSpec& spec, const ReportFlags& flags,
                       now[0].stable() && now[1].stable() ? "" : " (unstable)");
         ReportForward(g, winner, w.bin_lines, report);
         if (compare_axis) {
-          const auto summarize = [&](size_t i, double* ms_min, double* ms, std::vector<std::string>* reasons) {
-            const std::vector<double>& sec = g.seconds[i];
-            *ms_min = *std::min_element(sec.begin(), sec.end()) * 1e3;
-            *ms = Median(sec) * 1e3;
-            for (const std::string& why :
-                 UnstableReasons(Spread(sec), g.limit_spread, g.load, nt, stability.thresholds)) {
-              if (std::find(reasons->begin(), reasons->end(), why) == reasons->end()) reasons->push_back(why);
-            }
-          };
-          RotatedComparison rc{spec.name, t->isa, ToString(dtype), nt, now[1].ms_min, now[1].ms, 0, 0, 0, 0,
-                               now[1].reasons};
-          const size_t at = names.size() + (time_transforms ? 3 : 0);
-          summarize(at, &rc.angle0_ms_min, &rc.angle0_ms, &rc.reasons);
-          summarize(at + 1, &rc.axis_ms_min, &rc.axis_ms, &rc.reasons);
-          PrintRotated(rc);
-          report->comparisons.push_back(rc);
+          report->comparisons.push_back(SummarizeRotated(g, names.size() + (time_transforms ? 3 : 0), stability));
+          PrintRotated(report->comparisons.back());
         }
         if (time_transforms) ReportTransforms(g, names.size(), spec.name, nt, shape, stability, report);
         if (!backward_kernels.empty()) {

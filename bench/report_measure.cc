@@ -139,6 +139,24 @@ TransformRow SummarizeTransform(const std::string& workload, int threads, Layout
   return t;
 }
 
+RotatedComparison SummarizeRotated(const Group& g, size_t at, const Stability& stability) {
+  const Row& nhwc = g.rows[1];
+  RotatedComparison rc{nhwc.workload, nhwc.isa, nhwc.dtype, nhwc.threads, nhwc.ms_min, nhwc.ms, 0, 0, 0, 0,
+                       nhwc.reasons};
+  const auto summarize = [&](size_t i, double* ms_min, double* ms) {
+    const std::vector<double>& sec = g.seconds[i];
+    *ms_min = *std::min_element(sec.begin(), sec.end()) * 1e3;
+    *ms = Median(sec) * 1e3;
+    for (const std::string& why :
+         UnstableReasons(Spread(sec), g.limit_spread, g.load, nhwc.threads, stability.thresholds)) {
+      if (std::find(rc.reasons.begin(), rc.reasons.end(), why) == rc.reasons.end()) rc.reasons.push_back(why);
+    }
+  };
+  summarize(at, &rc.angle0_ms_min, &rc.angle0_ms);
+  summarize(at + 1, &rc.axis_ms_min, &rc.axis_ms);
+  return rc;
+}
+
 template Group MeasureGroup(const Stability&, const Workload&, const std::string&, const char*, const std::string&,
                             int, int, PeakMeter*, PeakMeter*, const std::vector<std::function<Status()>>&,
                             const std::vector<std::string>&, double, double, double);

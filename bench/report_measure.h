@@ -46,6 +46,11 @@ TransformRow SummarizeTransform(const std::string& workload, int threads, Layout
                                 double write_bytes, const std::vector<double>& seconds,
                                 const std::vector<Peaks>& copies);
 
+// A rotated workload's NHWC kernel against the axis-aligned one, from its group `g`: the NHWC row (the second), and
+// the paths at `at` (every angle 0) and `at + 1` (the axis-aligned kernel), judged with the group's machine; its
+// reasons are the three paths'.
+RotatedComparison SummarizeRotated(const Group& g, size_t at, const Stability& stability);
+
 }  // namespace bench
 }  // namespace roialign
 
