@@ -154,7 +154,7 @@ def grid(report, peers, pairs_of, title, with_peers, rows_key="results", kernel_
     """A figure with one row per workload that has bars from `pairs_of(rows of a group)` and one panel per group,
     plus a peers panel per row when `with_peers`; every panel of a row on one log axis. `rows_key`: the report's
     rows drawn ("results", or "backward_results", which has no transforms to stack)."""
-    results = report.get(rows_key) or []
+    results = report[rows_key]
     if not results:
         return None
     workloads = []

@@ -1,6 +1,6 @@
 # Copyright 2026 The roialign Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The one reader of the layout report's JSON (bench/layout_report.cc writes it; docs/layouts.md has the schema)
+"""The one reader of the layout report's JSON (bench/report_json.cc writes it; docs/layouts.md has the schema)
 and of bench/peers.py's. bench/plot_layouts.py, bench/report_tables.py and bench/report_series.py read through it.
 
 Every result row comes back with every field of the current schema, so no script fills a missing field its own
@@ -21,7 +21,7 @@ import json
 import math
 import os
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 4  # kReportSchemaVersion in bench/report_json.h
 BLOCKS = ("NCHW4c", "NCHW8c", "NCHW16c")
 KERNELS = ("NCHW", "NHWC") + BLOCKS
 

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def ratios(out_dir):
     """{(workload, layout, threads): {"ours min ms": ms, "ours median ms": ms, "<peer> <variant> / ours": speed-up}}."""
     report, peers = load_run(out_dir)
-    rows = [r for r in report["results"] if r.get("dtype", "F32") == "F32" and r["path"] in ("NCHW", "NHWC")]
+    rows = [r for r in report["results"] if r["dtype"] == "F32" and r["path"] in ("NCHW", "NHWC")]
     if not rows:
         return {}
     best = min({r["isa"] for r in rows}, key=isa_ranker(report))

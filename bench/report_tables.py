@@ -15,7 +15,7 @@ marked min; speed-ups are a peer's median over ours.
 """
 import sys
 
-from report_schema import BLOCKS, isa_ranker, load_run
+from report_schema import BLOCKS, KERNELS, conversion, isa_ranker, load_run
 
 ORDER = ["default", "pooled14", "adaptive", "rois100", "rois20", "l3", "rotated", "fpn"]
 # The issue's targets for rotated RoIs: our rotated NHWC within 1.5x of axis-aligned NHWC on the same boxes, and
@@ -25,8 +25,7 @@ ROTATED_PEER_TARGETS = {("torchvision", "NCHW"): 20, ("torchvision", "channels_l
                         ("openvino", "ROIAlignRotated-15"): 100}
 TARGETS = {("default", "NHWC"): "50%", ("default", "NCHW"): "33%", ("pooled14", "NHWC"): "50%",
            ("pooled14", "NCHW"): "33%", ("adaptive", "NHWC"): "40%", ("adaptive", "NCHW"): "25%"}
-TRANSFORMS = ("NHWC->NCHW kernel->NHWC", "NCHW->NHWC kernel->NCHW")
-BLOCKED = BLOCKS
+TRANSFORMS = (conversion("NHWC", "NCHW"), conversion("NCHW", "NHWC"))
 # The block that matches each ISA's vector of f32 (the issue's 1.15x criterion against NHWC).
 MATCHING = {"avx512": "NCHW16c", "avx10_2": "NCHW16c", "avx2": "NCHW8c", "sse4": "NCHW4c", "neon": "NCHW4c"}
 
@@ -85,11 +84,11 @@ def main(argv):
     ok = [p for p in peers if p["status"] == "ok"]
     everything = report["results"]
     isa_rank = isa_ranker(report)
-    results = [r for r in everything if r.get("dtype", "F32") == "F32"]  # the tables below are f32
+    results = [r for r in everything if r["dtype"] == "F32"]  # the tables below are f32
     by = {(r["workload"], r["isa"], r["threads"], r["path"]): r for r in results}
 
     print_unstable(everything)
-    limits = report.get("limits", [])
+    limits = report["limits"]
     if limits:
         print(f"Limits (lower bounds on any kernel's time; peaks measured in each of {report['machine'].get('rounds')} "
               "rounds beside the kernels; best of the rounds, then the rounds' median):")
@@ -136,7 +135,7 @@ def main(argv):
     print("|---|---|---|---|---|---|---|---|---|")
     for w, isa, t in keys:
         b = by.get((w, isa, t, "NHWC"))
-        blocks = [by.get((w, isa, t, p)) for p in BLOCKED]
+        blocks = [by.get((w, isa, t, p)) for p in BLOCKS]
         if not b or not all(blocks):
             continue
         cells = [f"{x['ms_min']:.1f} / {x['ms']:.1f} ({x['ms_min'] / b['ms_min']:.2f}x)" for x in blocks]
@@ -153,7 +152,7 @@ def main(argv):
     print("|---|---|---|---|---|---|---|---|---|---|")
     for w, isa, t in keys:
         b, match = by.get((w, isa, t, "NHWC")), by.get((w, isa, t, MATCHING.get(isa, "")))
-        blocks = [by.get((w, isa, t, p)) for p in BLOCKED]
+        blocks = [by.get((w, isa, t, p)) for p in BLOCKS]
         if not b or not match or not all(blocks):
             continue
         tvt = tv1.get((w, t))
@@ -168,10 +167,10 @@ def main(argv):
     print("|---|---|---|---|---|---|---|---|")
     for w, isa, t in keys:
         nhwc, nchw = by.get((w, isa, t, "NHWC")), by.get((w, isa, t, "NCHW"))
-        for block in BLOCKED:
+        for block in BLOCKS:
             kernel = by.get((w, isa, t, block))
-            to_nhwc = by.get((w, isa, t, f"{block}->NHWC kernel->{block}"))
-            from_nchw = by.get((w, isa, t, f"NCHW->{block} kernel->NCHW"))
+            to_nhwc = by.get((w, isa, t, conversion(block, "NHWC")))
+            from_nchw = by.get((w, isa, t, conversion("NCHW", block)))
             if not (nhwc and nchw and kernel and to_nhwc and from_nchw):
                 continue
             print(f"| {w} | {isa} | {t} | {block} | {kernel['ms_min']:.1f} | "
@@ -180,7 +179,7 @@ def main(argv):
                   f"{from_nchw['ms_min']:.1f} / {from_nchw['ms']:.1f} ({from_nchw['ms_min'] / nchw['ms_min']:.2f}x, "
                   f"{share(from_nchw['ms_min'], kernel['ms_min'])}){mark(from_nchw)} |")
 
-    transforms = report.get("transforms", [])
+    transforms = report["transforms"]
     if transforms:
         print("\n| workload | threads | transform | ms min / median | GB/s (read + written), at min / median "
               "| copy GB/s, best / median of the rounds | of copy: best / best, rounds' median |")
@@ -191,7 +190,7 @@ def main(argv):
                   f"{x['copy_gb_per_s']['median']:.1f} | {100 * x['fraction_of_copy']:.0f}% / "
                   f"{100 * x['fraction_of_copy_median']:.0f}%{mark(x)} |")
 
-    rows = sorted((r for r in results if r["isa"] == host_isa and r["path"] in ("NCHW", "NHWC") + BLOCKED),
+    rows = sorted((r for r in results if r["isa"] == host_isa and r["path"] in KERNELS),
                   key=lambda r: (rank(r["workload"]), r["path"] != "NHWC", r["path"], r["threads"]))
     print_summary(rows, ok)
 
@@ -218,9 +217,9 @@ def main(argv):
             cells.append(f"{m[1] / m[2]:.2f}x" if 1 in m and 2 in m else "")
         print(f"| {w} | {cells[0]} | {cells[1]} |")
 
-    dtypes = sorted({r.get("dtype", "F32") for r in everything} - {"F32"})
+    dtypes = sorted({r["dtype"] for r in everything} - {"F32"})
     if dtypes:
-        kernels = {(r["workload"], r["isa"], r.get("dtype", "F32"), r["threads"], r["path"]): r["ms"]
+        kernels = {(r["workload"], r["isa"], r["dtype"], r["threads"], r["path"]): r["ms"]
                    for r in everything if r["path"] in ("NCHW", "NHWC")}
         print("\n| workload | ISA | threads | dtype | NCHW ms | NHWC ms | NCHW: f32 ms / this | NHWC: f32 ms / this "
               "| faster kernel |")
@@ -244,8 +243,8 @@ def main(argv):
             if not ours:
                 continue
             best = min(ours)
-            note = " (timed once)" if p.get("runs") == 1 else ""
-            if p.get("compared_with") == "ref_axis":
+            note = " (timed once)" if p["runs"] == 1 else ""
+            if p["compared_with"] == "ref_axis":
                 note += " (axis-aligned, same boxes)"
             print(f"| {p['workload']} | {p['peer']} | {p['variant']}{note} | {p['threads']} | {p['ms']:.0f} | "
                   f"{best:.1f} | {p['ms'] / best:.1f}x |")
@@ -258,7 +257,7 @@ def print_rotated(report, peers, by, host_isa):
     """The rotated workloads against the issue's targets: rotated NHWC over axis-aligned NHWC on the same boxes
     (with the workload's angles and with every angle 0), and, at 1 thread, each peer's time over our rotated
     NHWC kernel's (medians)."""
-    rows = report.get("rotated_vs_axis_aligned") or []
+    rows = report["rotated_vs_axis_aligned"]
     if rows:
         print(f"\nRotated RoIs: our NHWC kernel over the axis-aligned NHWC kernel on the same boxes (HALF_PIXEL), "
               f"same rounds, minimum times (target ≤ {ROTATED_RATIO}x; ! unstable):")
@@ -282,7 +281,7 @@ def print_rotated(report, peers, by, host_isa):
         print("\n| peer | input | ms | ours ms | peer / ours | target |")
         print("|---|---|---|---|---|---|")
         for p, target, ours in targets:
-            once = " (timed once)" if p.get("runs") == 1 else ""
+            once = " (timed once)" if p["runs"] == 1 else ""
             speedup = p["ms"] / ours["ms"]
             print(f"| {p['peer']} | {p['variant']}{once} | {p['ms']:.0f} | {ours['ms']:.1f} | {speedup:.1f}x | "
                   f"≥ {target}x: {'met' if speedup >= target else 'NOT met'} |")
@@ -291,7 +290,7 @@ def print_rotated(report, peers, by, host_isa):
 def print_backward(report, isa_rank):
     """The backward (dX from dY): its limits, then per workload, ISA, dtype and threads each kernel layout's min /
     median ms (fraction_of_limit at the min) and its minimum over the forward kernel's of the same layout."""
-    rows, limits = report.get("backward_results", []), report.get("backward_limits", [])
+    rows, limits = report["backward_results"], report["backward_limits"]
     if not rows:
         return
 
@@ -311,7 +310,7 @@ def print_backward(report, isa_rank):
               f"{moved / l['move_ms']['best']:.1f} |")
     forward = {(r["workload"], r["isa"], r["dtype"], r["threads"], r["path"]): r for r in report["results"]}
     by = {(r["workload"], r["isa"], r["dtype"], r["threads"], r["path"]): r for r in rows}
-    layouts = [k for k in ("NCHW", "NHWC") + BLOCKED if any(r["path"] == k for r in rows)]
+    layouts = [k for k in KERNELS if any(r["path"] == k for r in rows)]
     print("\nBackward, dX from dY: ms min / median (fraction_of_limit at the min), then the minimum over the forward "
           "kernel's minimum (same layout, ISA, dtype and threads):")
     print("\n| workload | ISA | dtype | threads | " + " | ".join(f"{k} ms (lim; / forward)" for k in layouts)
