@@ -278,31 +278,45 @@ void SetRois(const roialign::Params& p, const RoisArray& rois, Inputs* in) {
   }
 }
 
+// The one check of a map against the kernel: its dtype, then its extents in the kernel's layout.
+MapExtents CheckKernelMap(const InputArray& map, const roialign::Params& p, std::optional<int64_t> channels,
+                          const std::string& what) {
+  if (!Matches(map.dtype(), p.dtype)) {
+    throw nb::type_error((what + " has dtype " + DTypeName(map.dtype()) + "; this kernel takes " +
+                          PythonDTypeName(p.dtype))
+                             .c_str());
+  }
+  return CheckMap(ShapeOf(map), p.layout, channels, what);
+}
+
+// Single-level: one map ("input") in the kernel's dtype and layout. Checks the map and boxes, fills `in`; returns K
+// and C. The forward and the backward read their inputs through it, as the multi-level ones do MultiLevelInputsOf.
+std::pair<int64_t, int64_t> InputsOf(const roialign::Params& p, const InputArray& input, const RoisArray& rois,
+                                     const std::optional<BatchIndexArray>& batch_indices,
+                                     std::optional<int64_t> channels, roialign::Inputs* in) {
+  const MapExtents e = CheckKernelMap(input, p, channels, "input");
+  const int64_t k = CheckRois(rois, batch_indices, p);
+  in->input = input.data();
+  in->batch = e.n;
+  in->channels = e.c;
+  in->height = e.h;
+  in->width = e.w;
+  SetRois(p, rois, in);
+  in->batch_indices = batch_indices ? batch_indices->data() : nullptr;
+  in->num_rois = k;
+  return {k, e.c};
+}
+
 void Run(const roialign::Kernel& kernel, const InputArray& input, const RoisArray& rois,
          const std::optional<BatchIndexArray>& batch_indices, const OutputArray& output, int32_t num_threads,
          std::optional<int64_t> channels) {
   const roialign::Params& p = kernel.params();
-  const char* want = PythonDTypeName(p.dtype);
-  if (!Matches(input.dtype(), p.dtype)) {
-    throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " + want).c_str());
-  }
-  const MapExtents e = CheckMap(ShapeOf(input), p.layout, channels, "input");
-  const int64_t n = e.n, c = e.c, h = e.h, w = e.w;
-  const int64_t k = CheckRois(rois, batch_indices, p);
+  roialign::Inputs in;
+  const auto [k, c] = InputsOf(p, input, rois, batch_indices, channels, &in);
   CheckOut(output, p, k, c);
   if (Overlap(output, input) || Overlap(output, rois) || (batch_indices && Overlap(output, *batch_indices))) {
     throw nb::value_error("out overlaps the input, the rois or the batch indices");
   }
-
-  roialign::Inputs in;
-  in.input = input.data();
-  in.batch = n;
-  in.channels = c;
-  in.height = h;
-  in.width = w;
-  SetRois(p, rois, &in);
-  in.batch_indices = batch_indices ? batch_indices->data() : nullptr;
-  in.num_rois = k;
   roialign::Status status;
   {
     // The arrays hold references to their owners, so the buffers outlive the call.
@@ -338,28 +352,14 @@ void RunBackward(const roialign::Kernel& kernel, const InputArray& grad_output, 
                  const OutputArray& grad_input, int32_t num_threads, std::optional<int64_t> channels) {
   const roialign::Params& p = kernel.params();
   RequireBackward(p);
-  if (!Matches(input.dtype(), p.dtype)) {
-    throw nb::type_error(("input has dtype " + DTypeName(input.dtype()) + "; this kernel takes " +
-                          PythonDTypeName(p.dtype))
-                             .c_str());
-  }
-  const MapExtents e = CheckMap(ShapeOf(input), p.layout, channels, "input");
-  const int64_t k = CheckRois(rois, batch_indices, p);
-  CheckOut(grad_output, p, k, e.c, "grad_output");
+  roialign::Inputs in;
+  const auto [k, c] = InputsOf(p, input, rois, batch_indices, channels, &in);
+  CheckOut(grad_output, p, k, c, "grad_output");
   CheckGradInput(grad_input, input, p, "out");
   if (Overlap(grad_input, grad_output) || Overlap(grad_input, input) || Overlap(grad_input, rois) ||
       (batch_indices && Overlap(grad_input, *batch_indices))) {
     throw nb::value_error("out overlaps grad_output, the input, the rois or the batch indices");
   }
-  roialign::Inputs in;
-  in.input = input.data();
-  in.batch = e.n;
-  in.channels = e.c;
-  in.height = e.h;
-  in.width = e.w;
-  SetRois(p, rois, &in);
-  in.batch_indices = batch_indices ? batch_indices->data() : nullptr;
-  in.num_rois = k;
   roialign::Status status;
   {
     nb::gil_scoped_release release;
@@ -406,15 +406,10 @@ std::pair<int64_t, int64_t> MultiLevelInputsOf(const roialign::Params& p, const 
                                                std::optional<int64_t> channels,
                                                std::vector<roialign::LevelMap>* level_maps,
                                                roialign::MultiLevelInputs* in) {
-  const char* want = PythonDTypeName(p.dtype);
   if (maps.empty()) throw nb::value_error("features is empty");
   int64_t n = 0, c = 0;
   for (size_t l = 0; l < maps.size(); ++l) {
-    if (!Matches(maps[l].dtype(), p.dtype)) {
-      throw nb::type_error(("features[" + std::to_string(l) + "] has dtype " + DTypeName(maps[l].dtype()) +
-                            "; this kernel takes " + want).c_str());
-    }
-    const MapExtents e = CheckMap(ShapeOf(maps[l]), p.layout, channels, "features[" + std::to_string(l) + "]");
+    const MapExtents e = CheckKernelMap(maps[l], p, channels, "features[" + std::to_string(l) + "]");
     const int64_t ln = e.n, lc = e.c;
     if (l == 0) {
       n = ln;

@@ -196,79 +196,167 @@ at::Tensor DenseRois(const at::Tensor& rois, roialign_dtype dtype, const Geometr
   return rois.to(dtype == ROIALIGN_DTYPE_F64 ? at::kDouble : at::kFloat).contiguous();
 }
 
-// Points the inputs at the dense RoIs: rois_f64 for a float64 kernel, rois for every other.
-void SetRois(const at::Tensor& boxes, roialign_dtype dtype, roialign_inputs* in) {
-  if (dtype == ROIALIGN_DTYPE_F64) {
-    in->rois_f64 = boxes.data_ptr<double>();
-  } else {
-    in->rois = boxes.data_ptr<float>();
-  }
-  in->num_rois = boxes.size(0);
-}
-
 // A result of the call's shape, layout and dtype (result_pool.h: large ones reuse the blocks of dead results).
 at::Tensor EmptyResult(const at::Tensor& like, int64_t k, int64_t c, int64_t ph, int64_t pw, c10::string_view layout) {
   return roialign_torch::NewResult({k, c, ph, pw}, like.options(), FormatOf(layout));
 }
 
-// ---- roi_align ----
+// ---- The levels of multi_scale_roi_align ----
 
-// One single-level call's data as the kernel reads it; the dense tensors live as long as the call.
-struct SingleLevelCall {
-  at::Tensor map, boxes;
+// What a multi-level selection takes: the attributes and the levels.
+struct MultiLevelRequest {
   roialign_params params;
+  roialign_multi_level_params levels;
+};
+
+roialign_status SelectMultiLevel(const char* target, const MultiLevelRequest* r, roialign_multi_level_kernel** k) {
+  return roialign_multi_level_select(target, &r->params, &r->levels, k);
+}
+
+MultiLevelRequest MultiLevelParamsOf(const at::TensorList& features, at::ArrayRef<double> scales,
+                                     int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                                     bool aligned, c10::string_view level_rule, double canonical_size,
+                                     int64_t canonical_level, c10::string_view layout) {
+  TORCH_CHECK(!features.empty(), "roialign: features is empty; give one map per level");
+  TORCH_CHECK(features.size() == scales.size(), "roialign: ", features.size(), " feature maps but ", scales.size(),
+              " scales; give one scale per map");
+  TORCH_CHECK(scales.size() <= ROIALIGN_MAX_LEVELS, "roialign: ", scales.size(), " levels; at most ",
+              ROIALIGN_MAX_LEVELS);
+  MultiLevelRequest r;
+  std::memset(&r, 0, sizeof(r));
+  r.params = ParamsOf(DTypeOf(features[0], "features[0]"), 1.0, pooled_height, pooled_width, sampling_ratio, aligned,
+                      layout, "AVG", c10::nullopt);
+  r.params.spatial_scale_f64 = 0.0;  // each level has its own scale (float32, as torchvision's powers of two are)
+  roialign_multi_level_params& mp = r.levels;
+  roialign_multi_level_params_init(&mp);
+  mp.num_levels = static_cast<int32_t>(scales.size());
+  for (size_t l = 0; l < scales.size(); ++l) mp.scales[l] = static_cast<float>(scales[l]);
+  mp.level_rule = static_cast<roialign_level_rule>(ParseName(level_rule, ROIALIGN_ENUM_LEVEL_RULE, "level_rule"));
+  TORCH_CHECK(mp.level_rule != ROIALIGN_LEVEL_RULE_GIVEN,
+              "roialign: level_rule GIVEN needs per-RoI levels, which this op does not take; use SCALE or OPENVINO");
+  mp.canonical_size = static_cast<float>(canonical_size);
+  TORCH_CHECK(canonical_level >= INT32_MIN && canonical_level <= INT32_MAX, "roialign: canonical_level out of range");
+  mp.canonical_level = static_cast<int32_t>(canonical_level);
+  return r;
+}
+
+// ---- One call path: roi_align and roi_align_rotated are the one-map case of multi_scale_roi_align ----
+
+// One call's data as the kernel reads it: one map per level and, for multi_scale_roi_align, the levels. A call
+// without levels is a single-level call (roi_align, roi_align_rotated) and selects with roialign_select, whose
+// kernels keep what one level has and the levels do not: the scale in double, the MAX modes, rotated boxes and
+// registered implementations. The dense tensors live as long as the call.
+struct Call {
+  std::vector<at::Tensor> maps;
+  at::Tensor boxes;
+  MultiLevelRequest request;  // request.levels is read only when has_levels
+  bool has_levels = false;
   roialign_inputs inputs;
 };
 
-SingleLevelCall SingleLevelCallOf(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
-                                  int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
-                                  c10::string_view layout, c10::string_view pool_mode,
-                                  const c10::optional<c10::string_view>& coordinate_mode, const Geometry& geometry) {
-  SingleLevelCall call;
-  call.map = DenseMap(input, layout, "input");
-  const roialign_dtype dtype = DTypeOf(call.map, "input");
-  call.boxes = DenseRois(rois, dtype, geometry);
-  call.params = ParamsOf(dtype, spatial_scale, pooled_height, pooled_width, sampling_ratio,
-                         aligned, layout, pool_mode, coordinate_mode, geometry);
+// Densifies the maps ("input" when there is one without levels, else "features[l]") and points the inputs at them.
+// Every level has the first's dtype, batch and channels.
+void SetMaps(at::TensorList features, c10::string_view layout, Call* call) {
+  std::vector<at::Tensor>& maps = call->maps;
+  roialign_inputs& in = call->inputs;
+  for (size_t l = 0; l < features.size(); ++l) {
+    const std::string what = call->has_levels ? "features[" + std::to_string(l) + "]" : "input";
+    maps.push_back(DenseMap(features[l], layout, what.c_str()));
+    TORCH_CHECK(maps[l].scalar_type() == maps[0].scalar_type(), "roialign: ", what, " has dtype ",
+                maps[l].scalar_type(), ", features[0] has ", maps[0].scalar_type(), "; all levels share one dtype");
+    TORCH_CHECK(maps[l].size(0) == maps[0].size(0) && maps[l].size(1) == maps[0].size(1), "roialign: ", what,
+                " has shape ", maps[l].sizes(), "; every level has features[0]'s batch and channels (",
+                maps[0].size(0), ", ", maps[0].size(1), ")");
+    in.maps[l] = {maps[l].data_ptr(), maps[l].size(2), maps[l].size(3), {0, 0, 0, 0}};
+  }
+  in.num_maps = static_cast<int32_t>(features.size());
+  in.batch = maps[0].size(0);
+  in.channels = maps[0].size(1);
+}
+
+// Densifies the RoIs for the call's dtype and points the inputs at them: rois_f64 for a float64 kernel, rois for
+// every other.
+void SetRois(const at::Tensor& rois, const Geometry& geometry, Call* call) {
+  const roialign_dtype dtype = call->request.params.dtype;
+  call->boxes = DenseRois(rois, dtype, geometry);
+  if (dtype == ROIALIGN_DTYPE_F64) {
+    call->inputs.rois_f64 = call->boxes.data_ptr<double>();
+  } else {
+    call->inputs.rois = call->boxes.data_ptr<float>();
+  }
+  call->inputs.num_rois = call->boxes.size(0);
+}
+
+// roi_align's and roi_align_rotated's call: one map, no levels.
+Call SingleLevelCallOf(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
+                       int64_t pooled_width, int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                       c10::string_view pool_mode, const c10::optional<c10::string_view>& coordinate_mode,
+                       const Geometry& geometry) {
+  Call call;
+  std::memset(&call.request, 0, sizeof(call.request));
   roialign_inputs_init(&call.inputs);
-  call.inputs.batch = call.map.size(0);
-  call.inputs.channels = call.map.size(1);
-  call.inputs.maps[0] = {call.map.data_ptr(), call.map.size(2), call.map.size(3), {0, 0, 0, 0}};
-  SetRois(call.boxes, dtype, &call.inputs);
+  SetMaps(input, layout, &call);
+  call.request.params = ParamsOf(DTypeOf(call.maps[0], "input"), spatial_scale, pooled_height, pooled_width,
+                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode, geometry);
+  SetRois(rois, geometry, &call);
   return call;
 }
 
-// The forward of roi_align and of roi_align_rotated.
-at::Tensor PoolCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
-                   int64_t pooled_width, int64_t sampling_ratio, bool aligned, c10::string_view layout,
-                   c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode,
-                   const Geometry& geometry) {
-  const SingleLevelCall call = SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width,
-                                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode, geometry);
-  const roialign_kernel& kernel = CachedKernel(call.params, &roialign_select);
-  at::Tensor out = EmptyResult(call.map, call.boxes.size(0), call.map.size(1), pooled_height, pooled_width, layout);
+// multi_scale_roi_align's call: one map per level, and the levels.
+Call MultiLevelCallOf(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
+                      int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                      c10::string_view level_rule, double canonical_size, int64_t canonical_level,
+                      c10::string_view layout) {
+  Call call;
+  call.request = MultiLevelParamsOf(features, scales, pooled_height, pooled_width, sampling_ratio, aligned, level_rule,
+                                    canonical_size, canonical_level, layout);
+  call.has_levels = true;
+  roialign_inputs_init(&call.inputs);
+  SetMaps(features, layout, &call);
+  SetRois(rois, Geometry(), &call);
+  return call;
+}
+
+// The backward params: the forward's, for a kernel that also runs the backward.
+template <typename Params>
+Params WithBackward(Params p) {
+  p.flags |= ROIALIGN_PARAMS_BACKWARD;
+  return p;
+}
+
+// The call's kernel, selected once per attribute set: exactly one of the two is set.
+struct CallKernel {
+  const roialign_kernel* single_level = nullptr;
+  const roialign_multi_level_kernel* multi_level = nullptr;
+};
+
+CallKernel KernelOf(const Call& call, bool backward) {
+  CallKernel k;
+  if (call.has_levels) {
+    MultiLevelRequest r = call.request;
+    if (backward) r.params = WithBackward(r.params);
+    k.multi_level = &CachedKernel(r, &SelectMultiLevel);
+  } else {
+    const roialign_params p = backward ? WithBackward(call.request.params) : call.request.params;
+    k.single_level = &CachedKernel(p, &roialign_select);
+  }
+  return k;
+}
+
+// The forward of every op: the result [K, C, PH, PW] in the layout's memory order.
+at::Tensor Pool(const Call& call, int64_t pooled_height, int64_t pooled_width, c10::string_view layout) {
+  const CallKernel kernel = KernelOf(call, /*backward=*/false);
+  at::Tensor out =
+      EmptyResult(call.maps[0], call.boxes.size(0), call.maps[0].size(1), pooled_height, pooled_width, layout);
   const roialign_threadpool pool = TorchPool();
   roialign_options options;
   roialign_options_init(&options);
   options.threadpool = &pool;
-  const roialign_status s = roialign_run(&kernel, &call.inputs, out.data_ptr(), &options);
+  const roialign_status s =
+      kernel.multi_level ? roialign_multi_level_run(kernel.multi_level, &call.inputs, out.data_ptr(), &options)
+                         : roialign_run(kernel.single_level, &call.inputs, out.data_ptr(), &options);
   TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
   return out;
-}
-
-at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
-                       int64_t pooled_width, int64_t sampling_ratio, bool aligned, c10::string_view layout,
-                       c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
-  return PoolCpu(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout, pool_mode,
-                 coordinate_mode, Geometry());
-}
-
-at::Tensor RoiAlignRotatedCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
-                              int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
-                              bool clockwise, c10::string_view angle_unit, c10::string_view layout,
-                              c10::string_view pool_mode) {
-  return PoolCpu(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned, layout, pool_mode,
-                 c10::nullopt, RotatedGeometry(angle_unit, clockwise));
 }
 
 // dY as the backward kernel reads it: the forward's result shape [K, C, PH, PW] and the map's dtype, dense in the
@@ -290,38 +378,65 @@ at::Tensor EmptyGradOf(const at::Tensor& map, c10::string_view layout) {
   return at::empty(map.sizes(), map.options(), FormatOf(layout));
 }
 
-// The backward params: the forward's, for a kernel that also runs the backward.
-template <typename Params>
-Params WithBackward(Params p) {
-  p.flags |= ROIALIGN_PARAMS_BACKWARD;
-  return p;
-}
-
-// The backward of roi_align and of roi_align_rotated.
-at::Tensor PoolBackwardCpu(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
-                           double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                           bool aligned, c10::string_view layout, c10::string_view pool_mode,
-                           c10::optional<c10::string_view> coordinate_mode, const Geometry& geometry) {
-  const SingleLevelCall call = SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width,
-                                                 sampling_ratio, aligned, layout, pool_mode, coordinate_mode, geometry);
-  const at::Tensor dy = DenseGrad(grad, call.map, call.boxes.size(0), pooled_height, pooled_width, layout);
-  const roialign_kernel& kernel = CachedKernel(WithBackward(call.params), &roialign_select);
-  at::Tensor dx = EmptyGradOf(call.map, layout);
+// The backward of every op: the gradient of each map from `grad`, the gradient of the result.
+std::vector<at::Tensor> PoolBackward(const Call& call, const at::Tensor& grad, int64_t pooled_height,
+                                     int64_t pooled_width, c10::string_view layout) {
+  const at::Tensor dy = DenseGrad(grad, call.maps[0], call.boxes.size(0), pooled_height, pooled_width, layout);
+  const CallKernel kernel = KernelOf(call, /*backward=*/true);
+  std::vector<at::Tensor> dx;
+  std::vector<void*> dx_data;
+  for (const at::Tensor& map : call.maps) {
+    dx.push_back(EmptyGradOf(map, layout));
+    dx_data.push_back(dx.back().data_ptr());
+  }
   const roialign_threadpool pool = TorchPool();
   roialign_options options;
   roialign_options_init(&options);
   options.threadpool = &pool;
-  const roialign_status s = roialign_run_backward(&kernel, &call.inputs, dy.data_ptr(), dx.data_ptr(), &options);
+  const roialign_status s =
+      kernel.multi_level
+          ? roialign_multi_level_run_backward(kernel.multi_level, &call.inputs, dy.data_ptr(), dx_data.data(),
+                                              &options)
+          : roialign_run_backward(kernel.single_level, &call.inputs, dy.data_ptr(), dx_data[0], &options);
   TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
   return dx;
+}
+
+// ---- The ops' CPU kernels ----
+
+at::Tensor RoiAlignCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
+                       int64_t pooled_width, int64_t sampling_ratio, bool aligned, c10::string_view layout,
+                       c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
+  return Pool(SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                                layout, pool_mode, coordinate_mode, Geometry()),
+              pooled_height, pooled_width, layout);
+}
+
+at::Tensor RoiAlignRotatedCpu(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+                              int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                              bool clockwise, c10::string_view angle_unit, c10::string_view layout,
+                              c10::string_view pool_mode) {
+  return Pool(SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                                layout, pool_mode, c10::nullopt, RotatedGeometry(angle_unit, clockwise)),
+              pooled_height, pooled_width, layout);
+}
+
+at::Tensor MultiScaleRoiAlignCpu(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
+                                 int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                                 c10::string_view level_rule, double canonical_size, int64_t canonical_level,
+                                 c10::string_view layout) {
+  return Pool(MultiLevelCallOf(features, rois, scales, pooled_height, pooled_width, sampling_ratio, aligned,
+                               level_rule, canonical_size, canonical_level, layout),
+              pooled_height, pooled_width, layout);
 }
 
 at::Tensor RoiAlignBackwardCpu(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
                                double spatial_scale, int64_t pooled_height, int64_t pooled_width,
                                int64_t sampling_ratio, bool aligned, c10::string_view layout,
                                c10::string_view pool_mode, c10::optional<c10::string_view> coordinate_mode) {
-  return PoolBackwardCpu(grad, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
-                         layout, pool_mode, coordinate_mode, Geometry());
+  const Call call = SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio,
+                                      aligned, layout, pool_mode, coordinate_mode, Geometry());
+  return PoolBackward(call, grad, pooled_height, pooled_width, layout)[0];
 }
 
 at::Tensor RoiAlignRotatedBackwardCpu(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& rois,
@@ -329,10 +444,23 @@ at::Tensor RoiAlignRotatedBackwardCpu(const at::Tensor& grad, const at::Tensor& 
                                       int64_t sampling_ratio, bool aligned, bool clockwise,
                                       c10::string_view angle_unit, c10::string_view layout,
                                       c10::string_view pool_mode) {
-  return PoolBackwardCpu(grad, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
-                         layout, pool_mode, c10::nullopt, RotatedGeometry(angle_unit, clockwise));
+  const Call call = SingleLevelCallOf(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio,
+                                      aligned, layout, pool_mode, c10::nullopt, RotatedGeometry(angle_unit, clockwise));
+  return PoolBackward(call, grad, pooled_height, pooled_width, layout)[0];
 }
 
+std::vector<at::Tensor> MultiScaleRoiAlignBackwardCpu(const at::Tensor& grad, at::TensorList features,
+                                                      const at::Tensor& rois, at::ArrayRef<double> scales,
+                                                      int64_t pooled_height, int64_t pooled_width,
+                                                      int64_t sampling_ratio, bool aligned,
+                                                      c10::string_view level_rule, double canonical_size,
+                                                      int64_t canonical_level, c10::string_view layout) {
+  const Call call = MultiLevelCallOf(features, rois, scales, pooled_height, pooled_width, sampling_ratio, aligned,
+                                     level_rule, canonical_size, canonical_level, layout);
+  return PoolBackward(call, grad, pooled_height, pooled_width, layout);
+}
+
+// ---- Meta kernels ----
 // A result's shape without data, in symbolic sizes where the inputs have them: the Meta kernels serve torch's fake
 // tensors, so torch.compile and torch.export trace the ops with dynamic RoI counts and map sizes.
 at::Tensor EmptyMetaResult(const at::Tensor& like, const c10::SymInt& k, const c10::SymInt& c, int64_t ph,
@@ -392,126 +520,6 @@ at::Tensor RoiAlignRotatedBackwardMeta(const at::Tensor& grad, const at::Tensor&
   TORCH_CHECK(grad.scalar_type() == input.scalar_type(), "roialign: grad has dtype ", grad.scalar_type(),
               ", the map ", input.scalar_type(), "; the gradient has the forward result's dtype");
   return EmptyMetaGrad(input, layout);
-}
-
-// ---- multi_scale_roi_align ----
-
-// What a multi-level selection takes: the attributes and the levels.
-struct MultiLevelRequest {
-  roialign_params params;
-  roialign_multi_level_params levels;
-};
-
-roialign_status SelectMultiLevel(const char* target, const MultiLevelRequest* r, roialign_multi_level_kernel** k) {
-  return roialign_multi_level_select(target, &r->params, &r->levels, k);
-}
-
-MultiLevelRequest MultiLevelParamsOf(const at::TensorList& features, at::ArrayRef<double> scales,
-                                               int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                                               bool aligned, c10::string_view level_rule, double canonical_size,
-                                               int64_t canonical_level, c10::string_view layout) {
-  TORCH_CHECK(!features.empty(), "roialign: features is empty; give one map per level");
-  TORCH_CHECK(features.size() == scales.size(), "roialign: ", features.size(), " feature maps but ", scales.size(),
-              " scales; give one scale per map");
-  TORCH_CHECK(scales.size() <= ROIALIGN_MAX_LEVELS, "roialign: ", scales.size(), " levels; at most ",
-              ROIALIGN_MAX_LEVELS);
-  MultiLevelRequest r;
-  std::memset(&r, 0, sizeof(r));
-  r.params = ParamsOf(DTypeOf(features[0], "features[0]"), 1.0, pooled_height, pooled_width, sampling_ratio, aligned,
-                      layout, "AVG", c10::nullopt);
-  r.params.spatial_scale_f64 = 0.0;  // each level has its own scale (float32, as torchvision's powers of two are)
-  roialign_multi_level_params& mp = r.levels;
-  roialign_multi_level_params_init(&mp);
-  mp.num_levels = static_cast<int32_t>(scales.size());
-  for (size_t l = 0; l < scales.size(); ++l) mp.scales[l] = static_cast<float>(scales[l]);
-  mp.level_rule = static_cast<roialign_level_rule>(ParseName(level_rule, ROIALIGN_ENUM_LEVEL_RULE, "level_rule"));
-  TORCH_CHECK(mp.level_rule != ROIALIGN_LEVEL_RULE_GIVEN,
-              "roialign: level_rule GIVEN needs per-RoI levels, which this op does not take; use SCALE or OPENVINO");
-  mp.canonical_size = static_cast<float>(canonical_size);
-  TORCH_CHECK(canonical_level >= INT32_MIN && canonical_level <= INT32_MAX, "roialign: canonical_level out of range");
-  mp.canonical_level = static_cast<int32_t>(canonical_level);
-  return r;
-}
-
-// One multi-level call's data as the kernel reads it; the dense tensors live as long as the call.
-struct MultiLevelCall {
-  std::vector<at::Tensor> maps;
-  at::Tensor boxes;
-  MultiLevelRequest request;
-  roialign_inputs inputs;
-};
-
-MultiLevelCall MultiLevelCallOf(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
-                                int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
-                                c10::string_view level_rule, double canonical_size, int64_t canonical_level,
-                                c10::string_view layout) {
-  MultiLevelCall call;
-  call.request = MultiLevelParamsOf(features, scales, pooled_height, pooled_width, sampling_ratio, aligned, level_rule,
-                                    canonical_size, canonical_level, layout);
-  std::vector<at::Tensor>& maps = call.maps;
-  roialign_inputs& in = call.inputs;
-  roialign_inputs_init(&in);
-  for (size_t l = 0; l < features.size(); ++l) {
-    const std::string what = "features[" + std::to_string(l) + "]";
-    maps.push_back(DenseMap(features[l], layout, what.c_str()));
-    TORCH_CHECK(maps[l].scalar_type() == maps[0].scalar_type(), "roialign: ", what, " has dtype ",
-                maps[l].scalar_type(), ", features[0] has ", maps[0].scalar_type(), "; all levels share one dtype");
-    TORCH_CHECK(maps[l].size(0) == maps[0].size(0) && maps[l].size(1) == maps[0].size(1), "roialign: ", what,
-                " has shape ", maps[l].sizes(), "; every level has features[0]'s batch and channels (",
-                maps[0].size(0), ", ", maps[0].size(1), ")");
-    in.maps[l] = {maps[l].data_ptr(), maps[l].size(2), maps[l].size(3), {0, 0, 0, 0}};
-  }
-  call.boxes = DenseRois(rois, call.request.params.dtype, Geometry());
-  SetRois(call.boxes, call.request.params.dtype, &in);
-  in.num_maps = static_cast<int32_t>(features.size());
-  in.batch = maps[0].size(0);
-  in.channels = maps[0].size(1);
-  return call;
-}
-
-at::Tensor MultiScaleRoiAlignCpu(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,
-                                 int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
-                                 c10::string_view level_rule, double canonical_size, int64_t canonical_level,
-                                 c10::string_view layout) {
-  const MultiLevelCall call = MultiLevelCallOf(features, rois, scales, pooled_height, pooled_width, sampling_ratio,
-                                               aligned, level_rule, canonical_size, canonical_level, layout);
-  const roialign_multi_level_kernel& kernel = CachedKernel(call.request, &SelectMultiLevel);
-  at::Tensor out =
-      EmptyResult(call.maps[0], call.boxes.size(0), call.maps[0].size(1), pooled_height, pooled_width, layout);
-  const roialign_threadpool pool = TorchPool();
-  roialign_options options;
-  roialign_options_init(&options);
-  options.threadpool = &pool;
-  const roialign_status s = roialign_multi_level_run(&kernel, &call.inputs, out.data_ptr(), &options);
-  TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
-  return out;
-}
-
-std::vector<at::Tensor> MultiScaleRoiAlignBackwardCpu(const at::Tensor& grad, at::TensorList features,
-                                                      const at::Tensor& rois, at::ArrayRef<double> scales,
-                                                      int64_t pooled_height, int64_t pooled_width,
-                                                      int64_t sampling_ratio, bool aligned,
-                                                      c10::string_view level_rule, double canonical_size,
-                                                      int64_t canonical_level, c10::string_view layout) {
-  MultiLevelCall call = MultiLevelCallOf(features, rois, scales, pooled_height, pooled_width, sampling_ratio, aligned,
-                                         level_rule, canonical_size, canonical_level, layout);
-  call.request.params = WithBackward(call.request.params);
-  const at::Tensor dy = DenseGrad(grad, call.maps[0], call.boxes.size(0), pooled_height, pooled_width, layout);
-  const roialign_multi_level_kernel& kernel = CachedKernel(call.request, &SelectMultiLevel);
-  std::vector<at::Tensor> dx;
-  std::vector<void*> dx_data;
-  for (const at::Tensor& map : call.maps) {
-    dx.push_back(EmptyGradOf(map, layout));
-    dx_data.push_back(dx.back().data_ptr());
-  }
-  const roialign_threadpool pool = TorchPool();
-  roialign_options options;
-  roialign_options_init(&options);
-  options.threadpool = &pool;
-  const roialign_status s =
-      roialign_multi_level_run_backward(&kernel, &call.inputs, dy.data_ptr(), dx_data.data(), &options);
-  TORCH_CHECK(s == ROIALIGN_OK, "roialign: ", roialign_last_error());
-  return dx;
 }
 
 at::Tensor MultiScaleRoiAlignMeta(at::TensorList features, const at::Tensor& rois, at::ArrayRef<double> scales,

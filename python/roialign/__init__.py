@@ -316,7 +316,7 @@ class _Map:
 
 
 class _MapInfo:
-    """What multi_scale_roi_align checks of a map that the torch operator reads (kind and dtype)."""
+    """What a call checks of a map that the torch operator reads (kind and dtype); the operator checks the rest."""
 
     __slots__ = ("kind", "dtype")
 
@@ -771,14 +771,11 @@ def _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampl
                       aligned=aligned, coordinate_mode=coordinate_mode, pool=pool, layout=layout, backward=backward)
     if rotated:
         attributes.update(rotated=True, angle_unit=rotation[0], clockwise=rotation[1])
-    # The torch operators take NCHW and NHWC; tensors in a blocked layout run on the extension, as numpy arrays do.
-    ops = None if layout in _BLOCKS else _torch_ops_for(input, boxes, target, num_threads, out)
+    ops, (fmap,) = _route(grad_output, [input], ["input"], boxes, layout, channels, target, num_threads, out)
+    kernel = select(target, dtype=fmap.dtype, **attributes)
     if ops is not None:
-        torch = _torch()
-        dtype = _op_map(input, "input")
-        _op_channels(channels, input.shape[1], "input")
-        kernel = select(target, dtype=dtype, **attributes)
-        args = (_op_rois(torch, boxes, dtype, rotated), kernel.spatial_scale, kernel.output_size[0],
+        dtype = fmap.dtype
+        args = (_op_rois(_torch(), boxes, dtype, rotated), kernel.spatial_scale, kernel.output_size[0],
                 kernel.output_size[1], kernel.sampling_ratio, bool(aligned))
         kwargs = dict(layout=kernel.layout, pool_mode=kernel.pool.upper())
         if rotated:
@@ -794,14 +791,31 @@ def _roi_align_call(grad_output, input, boxes, output_size, spatial_scale, sampl
         _check_grad_tensor(grad_output, dtype)
         return _call_op(ops.roi_align_backward, grad_output, input, *args, **kwargs)
     if backward:
-        _no_autograd(_DOUBLE_BACKWARD, grad_output)
-    else:
-        _no_autograd(_EXTENSION_HAS_NO_GRADIENT, input, boxes)
-    fmap = _Map(input, layout, channels)
-    kernel = select(target, dtype=fmap.dtype, **attributes)
-    if backward:
         return kernel._run_backward(grad_output, fmap, boxes, out, num_threads)
     return kernel._run(fmap, boxes, out, num_threads)
+
+
+def _route(grad_output, features, names, boxes, layout, channels, target, num_threads, out, op_serves=True):
+    """Where a call runs, and its maps checked: ``(torch.ops.roialign, [_MapInfo])`` when roialign's torch operators
+    run it, else ``(None, [_Map])`` for the extension. One path for roi_align and its rotated form (one map, named
+    ``input``) and multi_scale_roi_align (one map per level, ``names`` label them in errors), forward
+    (``grad_output`` None) and backward. ``op_serves``: whether an operator takes the call's other arguments."""
+    ops = None
+    # The operators take NCHW and NHWC maps; tensors in a blocked layout run on the extension, as numpy arrays do.
+    if op_serves and layout not in _BLOCKS:
+        ops = _torch_ops_for(features[0], boxes, target, num_threads, out)
+        if ops is not None and not all(_is_tensor(f) for f in features):
+            ops = None
+    if ops is not None:
+        maps = [_MapInfo(_op_map(f, what)) for f, what in zip(features, names)]
+        for f, what in zip(features, names):
+            _op_channels(channels, f.shape[1], what)
+        return ops, maps
+    if grad_output is not None:
+        _no_autograd(_DOUBLE_BACKWARD, grad_output)
+    else:
+        _no_autograd(_EXTENSION_HAS_NO_GRADIENT, features, boxes)
+    return None, [_Map(f, layout, channels, what) for f, what in zip(features, names)]
 
 
 def _check_grad_tensor(grad_output, dtype, what="grad_output"):
@@ -974,22 +988,9 @@ def _multi_scale_call(grad_output, features, boxes, output_size, spatial_scales,
                         % type(features).__name__)
     layout = _choose(layout, _LAYOUTS, "layout")
     channels = _channels_arg(channels)
-    ops = None
-    # The operator takes a rule, not per-box levels, and NCHW or NHWC maps, not blocked ones.
-    if (levels is None or isinstance(levels, str)) and layout not in _BLOCKS:
-        ops = _torch_ops_for(features[0], boxes, target, num_threads, out)
-        if ops is not None and not all(_is_tensor(f) for f in features):
-            ops = None
-    if ops is not None:
-        maps = [_MapInfo(_op_map(f, "features[%d]" % i)) for i, f in enumerate(features)]
-        for i, f in enumerate(features):
-            _op_channels(channels, f.shape[1], "features[%d]" % i)
-    else:
-        if backward:
-            _no_autograd(_DOUBLE_BACKWARD, grad_output)
-        else:
-            _no_autograd(_EXTENSION_HAS_NO_GRADIENT, features, boxes)
-        maps = [_Map(f, layout, channels, "features[%d]" % i) for i, f in enumerate(features)]
+    # The operator takes a rule, not per-box levels.
+    ops, maps = _route(grad_output, features, ["features[%d]" % i for i in range(len(features))], boxes, layout,
+                       channels, target, num_threads, out, op_serves=levels is None or isinstance(levels, str))
     for i, m in enumerate(maps[1:], 1):
         if m.kind != maps[0].kind or m.dtype != maps[0].dtype:
             raise TypeError("features[%d] is a %s %s map; features[0] is %s %s (levels share kind and dtype)"
