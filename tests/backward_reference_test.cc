@@ -15,7 +15,10 @@
 #include <string>
 #include <vector>
 
+#include <hwy/targets.h>
+
 #include "core/enums.h"
+#include "execution/execute_backward.h"
 #include "execution/validate_data.h"
 #include "kernels/kernel_descriptor.h"
 #include "kernels/roi_geometry.h"
@@ -741,6 +744,89 @@ TEST_P(BackwardReferencePrecision, SixteenBitIsTheF32ResultRoundedOnce) {
 
 INSTANTIATE_TEST_SUITE_P(EveryLayout, BackwardReferencePrecision, ::testing::ValuesIn(internal::AllValues<Layout>()),
                          LayoutName);
+
+// ---------------------------------------------------------------------------------------------------------------
+// The streamed write-out of the SIMD backward.
+
+// The plan streams dX (GradientRange::stream) exactly when it is larger than 16 MB, as the forward's output.
+TEST(BackwardStreaming, ThePlanStreamsDxLargerThanTheLastLevelCache) {
+  for (DType dtype : {DType::kF32, DType::kF64, DType::kBF16}) {
+    internal::Problem problem;
+    problem.params.layout = Layout::kNCHW16c;
+    problem.params.dtype = dtype;
+    problem.batch = 1;
+    problem.channels = 64;
+    problem.width = 256;
+    const int64_t bytes_per_row = 64 * 256 * internal::BytesOf(dtype);
+    for (int64_t height : {int64_t{16} * 1024 * 1024 / bytes_per_row, int64_t{16} * 1024 * 1024 / bytes_per_row + 1}) {
+      problem.height = height;
+      const internal::BackwardPlan plan = internal::PlanBackward(problem, internal::KernelFns{}, {1, nullptr});
+      EXPECT_EQ(plan.stream_dx, height * bytes_per_row > 16 * 1024 * 1024) << ToString(dtype) << " " << height;
+      EXPECT_EQ(plan.Range(0, problem.channels, problem.height).stream, plan.stream_dx);
+    }
+  }
+}
+
+// Every built-in backward this CPU runs writes a range streamed with the bits it stores: channels last and blocked,
+// every dtype (f32 and f64 stream where a run's lines are whole; the 16-bit dtypes never do), on a 64-byte aligned
+// dX split into ranges whose channel runs are whole lines, and ranges that are not.
+TEST(BackwardStreaming, StreamedRangesGiveTheStoredBits) {
+  std::mt19937 rng(31);
+  int64_t compared = 0;
+  for (Layout layout : {Layout::kNHWC, Layout::kNCHW8c, Layout::kNCHW16c, Layout::kNCHW}) {
+    for (DType dtype : internal::AllValues<DType>()) {
+      Case c = RandomCase(&rng, layout, dtype, PoolMode::kAvg, CoordinateMode::kLegacy, 2);
+      c.p = RandomProblem(&rng, 1, 48, 6, 9, 12, 0.5f);
+      c.p.input = RoundedTo(dtype, c.p.input);
+      c.dy = RoundedTo(dtype, std::vector<float>(static_cast<size_t>(c.p.k() * 48 * Ph(c) * Pw(c)), 0.75f));
+      for (size_t i = 0; i < c.dy.size(); i += 7) c.dy[i] = -1.5f;
+      const std::vector<unsigned char> map = StoreAs(dtype, ToLayout(c.p.input, layout, 1, 48, 6, 9));
+      const std::vector<unsigned char> dy = StoreAs(dtype, ToLayout(c.dy, layout, c.p.k(), 48, Ph(c), Pw(c)));
+      std::vector<unsigned char> y(dy.size() + 1);
+      internal::Problem problem;
+      std::pmr::vector<internal::RoiAxes> axes;
+      std::pmr::vector<internal::RoiAxesOf<double>> axes_f64;
+      const Inputs inputs = InputsOf(c.p, map.data(), false, dtype);
+      const Status s = dtype == DType::kF64 ? internal::ValidateData(c.params, inputs, y.data(), &axes_f64, &problem)
+                                            : internal::ValidateData(c.params, inputs, y.data(), &axes, &problem);
+      ASSERT_TRUE(s.ok()) << s.message();
+      problem.grad_output = dy.data();
+      // Channels [0, 16) and [16, 48) by rows [0, 4) and [4, 6); then [0, 20) and [20, 48), runs of part lines.
+      const std::vector<GradientRange> ranges = {{0, 0, 16, 0, 4}, {0, 16, 48, 0, 4}, {0, 0, 16, 4, 6},
+                                                 {0, 16, 48, 4, 6}, {0, 0, 20, 0, 6},  {0, 20, 48, 0, 6}};
+      const size_t bytes = DxElements(c) * static_cast<size_t>(internal::BytesOf(dtype));
+      for (const internal::ImplementationPtr& impl : internal::AllImplementations()) {
+        const internal::KernelFns& f = impl->builtin[static_cast<size_t>(dtype)];
+        if (!impl->is_builtin() || f.whole_rois_backward == nullptr || f.backward_scratch == nullptr) continue;
+        if (impl->hwy_target != 0 && (hwy::SupportedTargets() & impl->hwy_target) == 0) continue;
+        if ((impl->layouts & internal::Bit(layout)) == 0) continue;
+        std::vector<std::vector<unsigned char>> dx;
+        for (bool stream : {false, true}) {
+          std::vector<float> scratch;
+          std::vector<unsigned char> buffer(bytes + 64, kNanByte);
+          unsigned char* const out = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
+          problem.grad_input = out;
+          for (size_t i = 0; i < ranges.size(); ++i) {
+            GradientRange r = ranges[i];
+            r.stream = stream;
+            if (i == 4) std::fill(out, out + bytes, kNanByte);  // the second split writes dX again
+            scratch.assign(static_cast<size_t>(f.backward_scratch(problem, r)) + 16, 0.0f);
+            float* const aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+            f.whole_rois_backward(problem, r, {aligned, f.backward_scratch(problem, r)});
+            if (i == 3) dx.emplace_back(out, out + bytes);
+          }
+          dx.emplace_back(out, out + bytes);
+        }
+        // Stored and streamed, over both splits: four copies of one dX.
+        EXPECT_TRUE(dx[0] == dx[2]) << impl->name << " " << ToString(dtype) << " whole lines";
+        EXPECT_TRUE(dx[1] == dx[3]) << impl->name << " " << ToString(dtype) << " part lines";
+        EXPECT_TRUE(dx[0] == dx[1]) << impl->name << " " << ToString(dtype) << " splits";
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 4 * 4);
+}
 
 }  // namespace
 }  // namespace testing

@@ -179,44 +179,6 @@ TEST(Backward, EveryTargetGivesTheReferenceBits) {
   EXPECT_GE(tested.size(), internal::AllValues<Layout>().size()) << "kernels tested: " << tested.size();
 }
 
-// A dX larger than the plan's streaming threshold (16 MB) is written with non-temporal stores where whole lines
-// allow (channels last and blocked, f32 and f64, a 64-byte aligned dX): the reference's bits still, on every
-// compiled target, with dX's bytes past its end untouched.
-TEST(Backward, StreamedDxGivesTheReferenceBits) {
-  std::vector<std::string> targets;
-  {
-    std::vector<char> names(4096);
-    size_t needed = 0;
-    ASSERT_EQ(roialign_known_targets(names.data(), names.size(), &needed), ROIALIGN_OK);
-    for (const char* n = names.data(); *n != '\0'; n += std::strlen(n) + 1) targets.emplace_back(n);
-  }
-  std::mt19937 rng(29);
-  const Problem prob = RandomProblem(&rng, 1, 64, 256, 260, 12, 0.5f);
-  for (DType dtype : {DType::kF32, DType::kF64}) {
-    for (Layout layout : {Layout::kNHWC, Layout::kNCHW8c, Layout::kNCHW16c}) {
-      roialign_params p = CParams(layout, dtype, PoolMode::kAvg, true);
-      KernelHolder reference;
-      ASSERT_EQ(roialign_select("generic", &p, &reference.k), ROIALIGN_OK);
-      const Tensors t = Store(prob, p, &rng);
-      ASSERT_GT(t.dx_bytes, size_t{16} << 20);
-      const std::vector<unsigned char> want = Backward(reference.k, t, nullptr);
-      for (const std::string& target : targets) {
-        KernelHolder kernel;
-        if (target == "generic" || roialign_select(target.c_str(), &p, &kernel.k) != ROIALIGN_OK) continue;
-        std::vector<unsigned char> buffer(t.dx_bytes + 128, kUntouched);
-        unsigned char* const dx = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64);
-        roialign_options options;
-        roialign_options_init(&options);
-        options.num_threads = 2;
-        ASSERT_EQ(roialign_run_backward(kernel.k, &t.inputs, t.dy.data(), dx, &options), ROIALIGN_OK);
-        const std::string name = roialign_kernel_name(kernel.k);
-        EXPECT_TRUE(std::equal(want.begin(), want.end(), dx)) << name << " " << ToString(dtype);
-        EXPECT_EQ(dx[t.dx_bytes], kUntouched) << name;
-      }
-    }
-  }
-}
-
 // The same bits for 1, 2, 3 and 8 threads, the caller's pool running tasks backwards, and a caller's workspace of
 // exactly the queried size; every byte of dX is written.
 TEST(Backward, SameBitsForAnyThreadsPoolAndWorkspace) {
