@@ -22,6 +22,10 @@ struct BackwardPlan {
   int threads = 1;
   int64_t scratch_floats = 0;
   bool stream_dx = false;  // each range written with non-temporal stores
+  // Rotated RoIs: the bytes of the call's table of their samples' taps (Problem::rotated_taps, after each RoI's
+  // offset into it), filled once before the tasks run; 0: no table, each task finds the taps of the samples it
+  // visits.
+  int64_t rotated_table_bytes = 0;
   int64_t tasks(int64_t batch) const { return batch * channel_groups * row_bands; }
   // The range of task `task` (in [0, tasks(batch))) of a map of `channels` x `height`.
   GradientRange Range(int64_t task, int64_t channels, int64_t height) const;

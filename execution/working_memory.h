@@ -98,11 +98,12 @@ struct Scratch {
 // Every buffer from `resource`: the pool's from the heap, a workspace run's from the caller's arena.
 struct WorkingMemory {
   explicit WorkingMemory(std::pmr::memory_resource* r = VectorAlignedResource::Get())
-      : resource(r), per_thread(r), band_pixels(r), partial(r) {}
+      : resource(r), per_thread(r), band_pixels(r), partial(r), rotated_table(r) {}
   std::pmr::memory_resource* resource;
   std::pmr::vector<Scratch> per_thread;
   GrowingBuffer<unsigned char> band_pixels;  // one band of map rows, channels-last (planar band transform)
   GrowingBuffer<float> partial;            // f32 partial state of bins when the output is not f32
+  GrowingBuffer<unsigned char> rotated_table;  // the backward's rotated samples' taps (BackwardPlan)
 };
 
 // Thread-safe: Runs of one kernel from many threads each get their own WorkingMemory.

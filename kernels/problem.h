@@ -32,6 +32,13 @@ struct Problem {
   // dX, written, in the map's.
   const void* grad_output = nullptr;
   void* grad_input = nullptr;
+  // Rotated RoIs' sample taps, computed once per call by the backward's plan (execute_backward.h): RoI k's samples,
+  // bin-major, at rotated_taps + rotated_first[k], RotatedSampleOf<float> (<double> for F64), and the rows they
+  // reach at rotated_extents + k * (1 + PH + PH * PW) (FillRotatedSampleTaps). Null: a kernel finds each sample's
+  // taps, and which bins reach its rows, itself.
+  const int64_t* rotated_first = nullptr;
+  const void* rotated_taps = nullptr;
+  const RowExtent* rotated_extents = nullptr;
   int64_t max_grid_h = 0, max_grid_w = 0;  // largest sampling grid of any RoI (sizes scratch)
   double footprint_pixels = 0;             // sum over RoIs of an upper bound on the pixels their taps read
   // The RoIs the call computes: null for all of [0, num_rois), else `subset_size` indices into rois and output

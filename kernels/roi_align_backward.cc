@@ -299,6 +299,7 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
   const MapStrides map = StridesOf(p.params.layout, C, H, W);
   const MapStrides grad = StridesOf(p.params.layout, C, PH, PW);
   const T* const dy = static_cast<const T*>(p.grad_output);
+  const auto* const table = static_cast<const RotatedSampleOf<A>*>(p.rotated_taps);
 
   std::fill_n(acc, (y_end - y_begin) * W * np, A(0));  // +0: an element nothing reaches is +0
   for (int64_t pw = 0; pw < PW; ++pw) {  // padded channels add w * 0 to padded accumulators
@@ -306,8 +307,13 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
   }
   auto in_band = [&](int64_t y) { return y >= y_begin && y < y_end; };
   auto pixel = [&](int64_t y, int64_t x) { return acc + ((y - y_begin) * W + x) * np; };
+  // The rows a tabulated rotated RoI's samples reach (FillRotatedSampleTaps): of the RoI, of its bin rows, of its
+  // bins.
+  const int64_t extents_per_roi = 1 + PH * (1 + PW);
+  auto extents_of = [&](int64_t k) { return p.rotated_extents + k * extents_per_roi; };
   // Whether a tap of bin row ph of a RoI lands in the range's rows (rotated: of a bin of the row, a superset).
-  auto row_reaches = [&](const RoiAxesOf<A>& axes, int64_t ph) HWY_ATTR {
+  auto row_reaches = [&](const RoiAxesOf<A>& axes, int64_t k, int64_t ph) HWY_ATTR {
+    if (table != nullptr) return extents_of(k)[1 + ph].Meets(y_begin, y_end);
     if (rotated) return RotatedBinRowReaches(axes, ph, PW, H, y_begin, y_end);
     for (int64_t iy = 0; iy < axes.gy.grid; ++iy) {
       const AxisTapOf<A> s = TapOf(SamplePosition(axes.gy, ph, iy), H);
@@ -315,22 +321,33 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     }
     return false;
   };
+  // Whether any tap of a RoI lands in the range's rows (a superset).
+  auto roi_reaches = [&](const RoiAxesOf<A>& axes, int64_t k) HWY_ATTR {
+    if (table != nullptr) return extents_of(k)[0].Meets(y_begin, y_end);
+    return rotated ? RotatedRoiReaches(axes, H, y_begin, y_end) : RowsReach(axes.gy, PH, H, y_begin, y_end);
+  };
   // The RoIs from run index i on that add to the range: the next one's run index and the bin rows [ph_begin,
-  // ph_end) that reach the range. The rows are consecutive: positions are monotone in (bin, sample), and so are
-  // their taps (a rotated row's centre moves along a line).
+  // ph_end) that reach the range. Computed taps' rows are consecutive: positions are monotone in (bin, sample),
+  // and so are their taps (a rotated row's centre moves along a line). A table's are not (samples outside the map
+  // reach no row): its rows run from the first that reaches the range to the last.
   struct Visit {
     int64_t i, ph_begin, ph_end;
   };
   auto visit_from = [&](int64_t i) HWY_ATTR {
     for (; i < RunCount(p); ++i) {
-      const RoiAxesOf<A>& axes = AxesOf<A>(p, RunRoi(p, i));
+      const int64_t k = RunRoi(p, i);
+      const RoiAxesOf<A>& axes = AxesOf<A>(p, k);
       if (axes.batch != r.image || axes.gy.grid * axes.gx.grid == 0) continue;  // no samples: nothing flows back
-      if (!(rotated ? RotatedRoiReaches(axes, H, y_begin, y_end) : RowsReach(axes.gy, PH, H, y_begin, y_end))) continue;
+      if (!roi_reaches(axes, k)) continue;
       int64_t begin = 0;
-      while (begin < PH && !row_reaches(axes, begin)) ++begin;
+      while (begin < PH && !row_reaches(axes, k, begin)) ++begin;
       if (begin == PH) continue;
       int64_t end = begin + 1;
-      while (end < PH && row_reaches(axes, end)) ++end;
+      if (table != nullptr) {
+        for (int64_t ph = end; ph < PH; ++ph) end = row_reaches(axes, k, ph) ? ph + 1 : end;
+      } else {
+        while (end < PH && row_reaches(axes, k, end)) ++end;
+      }
       return Visit{i, begin, end};
     }
     return Visit{RunCount(p), 0, 0};
@@ -356,7 +373,12 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
       // The row's bins that reach the range: all of them, or a rotated row's consecutive few (their centres move
       // along a line).
       int64_t pw_begin = 0, pw_end = PW;
-      if (rotated) {
+      if (table != nullptr) {  // from the first bin that reaches the range to the last
+        const RowExtent* const bins = extents_of(k) + 1 + PH + ph * PW;
+        while (pw_begin < PW && !bins[pw_begin].Meets(y_begin, y_end)) ++pw_begin;
+        pw_end = pw_begin;
+        for (int64_t pw = pw_begin; pw < PW; ++pw) pw_end = bins[pw].Meets(y_begin, y_end) ? pw + 1 : pw_end;
+      } else if (rotated) {
         while (pw_begin < PW && !RotatedBinReaches(axes, ph, pw_begin, H, y_begin, y_end)) ++pw_begin;
         pw_end = pw_begin;
         while (pw_end < PW && RotatedBinReaches(axes, ph, pw_end, H, y_begin, y_end)) ++pw_end;
@@ -371,9 +393,14 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
       }
       for (int64_t pw = pw_begin; pw < pw_end; ++pw) {
         const AxisTapOf<A>* const xrow = xs + pw * gx.grid;
-        // A sample's taps along y and x: the bin row's and column's (separable), or a rotated sample's own.
+        const RotatedSampleOf<A>* const bin_samples =
+            table != nullptr ? table + p.rotated_first[k] + (ph * PW + pw) * gy.grid * gx.grid : nullptr;
+        // A sample's taps along y and x: the bin row's and column's (separable), or a rotated sample's own (the
+        // call's table, else computed here).
         auto taps = [&](int64_t iy, int64_t ix, AxisTapOf<A>* sy, AxisTapOf<A>* sx) HWY_ATTR {
-          if (rotated) {
+          if (bin_samples != nullptr) {
+            AxisTapsOf(bin_samples[iy * gx.grid + ix], sy, sx);
+          } else if (rotated) {
             RotatedSampleTaps(axes, ph, pw, iy, ix, H, W, sy, sx);
           } else {
             *sy = ys[iy];

@@ -5,6 +5,8 @@
 #ifndef ROIALIGN_KERNELS_ROI_GEOMETRY_H_
 #define ROIALIGN_KERNELS_ROI_GEOMETRY_H_
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -184,6 +186,61 @@ inline void RotatedSampleTaps(const RoiAxesOf<R>& a, int64_t ph, int64_t pw, int
   const MapPointOf<R> at = RotatedSample(a, ph, pw, iy, ix);
   *ty = TapOf(at.y, height);
   *tx = TapOf(at.x, width);
+}
+
+// One sample's taps along y and x as the call's table of rotated samples holds them (Problem::rotated_taps):
+// AxisTapOf's indices, in 32 bits, and weights; y_lo < 0 marks a sample outside the map (it reads no pixel).
+template <typename R>
+struct RotatedSampleOf {
+  int32_t y_lo = -1, y_hi = -1, x_lo = -1, x_hi = -1;
+  R wy_lo = 0, wy_hi = 0, wx_lo = 0, wx_hi = 0;
+};
+
+// The map rows [first, last] that a set of samples' taps reach (first > last: none).
+struct RowExtent {
+  int32_t first = INT32_MAX, last = -1;
+  void Add(int32_t lo, int32_t hi) {
+    first = std::min(first, lo);
+    last = std::max(last, hi);
+  }
+  bool Meets(int64_t begin, int64_t end) const { return first < end && last >= begin; }
+};
+
+// Every sample of a rotated RoI, bin-major ((ph, pw), then (iy, ix)), into out[0, ph * pw * grid_h * grid_w), and the
+// rows their taps reach: of the RoI, extents[0]; of bin row ph, extents[1 + ph]; of bin (ph, pw), extents[1 +
+// pooled_h + ph * pooled_w + pw].
+template <typename R>
+inline void FillRotatedSampleTaps(const RoiAxesOf<R>& a, int64_t pooled_h, int64_t pooled_w, int64_t height,
+                                  int64_t width, RotatedSampleOf<R>* out, RowExtent* extents) {
+  std::fill(extents, extents + 1 + pooled_h + pooled_h * pooled_w, RowExtent());
+  for (int64_t ph = 0; ph < pooled_h; ++ph) {
+    for (int64_t pw = 0; pw < pooled_w; ++pw) {
+      RowExtent& bin = extents[1 + pooled_h + ph * pooled_w + pw];
+      for (int64_t iy = 0; iy < a.gy.grid; ++iy) {
+        for (int64_t ix = 0; ix < a.gx.grid; ++ix, ++out) {
+          AxisTapOf<R> y, x;
+          RotatedSampleTaps(a, ph, pw, iy, ix, height, width, &y, &x);
+          if (!y.valid || !x.valid) {
+            *out = RotatedSampleOf<R>();
+            continue;
+          }
+          *out = {static_cast<int32_t>(y.lo), static_cast<int32_t>(y.hi), static_cast<int32_t>(x.lo),
+                  static_cast<int32_t>(x.hi), y.w_lo, y.w_hi, x.w_lo, x.w_hi};
+          bin.Add(out->y_lo, out->y_hi);
+        }
+      }
+      extents[1 + ph].Add(bin.first, bin.last);
+    }
+    extents[0].Add(extents[1 + ph].first, extents[1 + ph].last);
+  }
+}
+
+// A table's sample as the taps along each axis; both invalid when the sample lies outside the map.
+template <typename R>
+inline void AxisTapsOf(const RotatedSampleOf<R>& s, AxisTapOf<R>* y, AxisTapOf<R>* x) {
+  const bool valid = s.y_lo >= 0;
+  *y = {s.y_lo, s.y_hi, s.wy_lo, s.wy_hi, valid};
+  *x = {s.x_lo, s.x_hi, s.wx_lo, s.wx_hi, valid};
 }
 
 // Fills taps[b * grid + i] for every sample of an axis of `size` pixels.
