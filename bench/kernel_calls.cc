@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "bench/flags.h"
 #include "bench/workloads.h"
 #include "core/enums.h"
 
@@ -80,34 +81,27 @@ int Main(int argc, char** argv) {
   std::string workload = "default", target, layout_name = "NHWC", dtype_name = "F32";
   long calls = 1, loop = -1;
   bool full_channels = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* key) -> const char* {
-      const std::string k = std::string(key) + "=";
-      return a.rfind(k, 0) == 0 ? argv[i] + k.size() : nullptr;
-    };
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    } else if (const char* v = value("--workload")) {
+  const int parsed = ReadFlags(argc, argv, kHelp, [&](const char* a) {
+    if (const char* v = FlagValue(a, "--workload")) {
       workload = v;
-    } else if (const char* v2 = value("--target")) {
+    } else if (const char* v2 = FlagValue(a, "--target")) {
       target = v2;
-    } else if (const char* v3 = value("--layout")) {
+    } else if (const char* v3 = FlagValue(a, "--layout")) {
       layout_name = v3;
-    } else if (const char* v4 = value("--dtype")) {
+    } else if (const char* v4 = FlagValue(a, "--dtype")) {
       dtype_name = v4;
-    } else if (const char* v5 = value("--calls")) {
+    } else if (const char* v5 = FlagValue(a, "--calls")) {
       calls = std::atol(v5);
-    } else if (a == "--full-channels") {
+    } else if (std::string(a) == "--full-channels") {
       full_channels = true;
-    } else if (const char* v6 = value("--loop")) {
+    } else if (const char* v6 = FlagValue(a, "--loop")) {
       loop = std::atol(v6);
     } else {
-      std::fprintf(stderr, "unknown option '%s' (see --help)\n", a.c_str());
-      return 2;
+      return FlagResult::kUnknown;
     }
-  }
+    return FlagResult::kTaken;
+  });
+  if (parsed >= 0) return parsed;
   if (loop >= 1) {
     long x = 0;
     roialign_counted_region([&] { x = KnownLoop(loop); });

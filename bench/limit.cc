@@ -133,9 +133,7 @@ Limit LimitOfOps(double ops_bound, const Peaks& peaks) {
 }
 }  // namespace
 
-Limit LimitOf(const Workload& w, const Peaks& peaks) { return LimitOfOps(w.ops_bound, peaks); }
-
-Limit LimitOf(const PyramidWorkload& w, const Peaks& peaks) { return LimitOfOps(w.ops_bound, peaks); }
+Limit LimitOf(const Accounting& w, const Peaks& peaks) { return LimitOfOps(w.ops_bound, peaks); }
 
 Limit LimitOf(const BackwardAccounting& b, const Peaks& peaks) { return LimitOfOps(b.ops_bound, peaks); }
 

@@ -65,8 +65,7 @@ struct Limit {
 };
 // compute = w.ops_bound / (FMA rate + add rate); memory = the measured move of the bytes that must move (peaks
 // measured with the byte counts of the dtype the kernel ran).
-Limit LimitOf(const Workload& w, const Peaks& peaks);
-Limit LimitOf(const PyramidWorkload& w, const Peaks& peaks);  // the same, over all levels
+Limit LimitOf(const Accounting& w, const Peaks& peaks);
 // The backward's limit, the same model over its work: compute = b.ops_bound / (FMA rate + add rate); memory = the
 // measured move of its bytes (read: dY, and the map in the MAX modes; written: all of dX), measured by a PeakMeter
 // built with those byte counts in the dtype the kernel ran.

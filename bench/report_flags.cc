@@ -5,11 +5,10 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
+#include "bench/flags.h"
 #include "strategy/registry.h"
 
 namespace roialign {
@@ -101,21 +100,11 @@ a row no slower than its kernel has no measurable share). A key whose workloads 
 says that its verdict could not be built.
 )";
 
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep)) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 bool ParseCustom(const std::string& spec, WorkloadSpec* w) {
   *w = StandardWorkloads()[0];
   w->name = "custom";
   bool coord_given = false;
-  for (const std::string& kv : Split(spec, ':')) {
+  for (const std::string& kv : SplitList(spec, ':')) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos) return false;
     const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
@@ -163,59 +152,50 @@ int ParseFlags(int argc, char** argv, ReportFlags* flags) {
   ReportFlags& f = *flags;
   f.threads = {1, omp_get_num_procs()};
   f.stability.cores = omp_get_num_procs();
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* key) -> const char* {
-      const std::string k = std::string(key) + "=";
-      return a.rfind(k, 0) == 0 ? argv[i] + k.size() : nullptr;
-    };
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    } else if (const char* v = value("--workloads")) {
-      f.workload_names = Split(v, ',');
-    } else if (const char* v2 = value("--isas")) {
-      f.isas = Split(v2, ',');
-    } else if (const char* v3 = value("--threads")) {
+  const int parsed = ReadFlags(argc, argv, kHelp, [&f](const char* a) {
+    if (const char* v = FlagValue(a, "--workloads")) {
+      f.workload_names = SplitList(v, ',');
+    } else if (const char* v2 = FlagValue(a, "--isas")) {
+      f.isas = SplitList(v2, ',');
+    } else if (const char* v3 = FlagValue(a, "--threads")) {
       f.threads.clear();
-      for (const std::string& t : Split(v3, ',')) f.threads.push_back(std::max(1, std::atoi(t.c_str())));
-    } else if (const char* v4 = value("--repeats")) {
+      for (const std::string& t : SplitList(v3, ',')) f.threads.push_back(std::max(1, std::atoi(t.c_str())));
+    } else if (const char* v4 = FlagValue(a, "--repeats")) {
       f.repeats = std::max(1, std::atoi(v4));
-    } else if (const char* v5 = value("--json")) {
+    } else if (const char* v5 = FlagValue(a, "--json")) {
       f.json_path = v5;
-    } else if (const char* v6 = value("--dump-dir")) {
+    } else if (const char* v6 = FlagValue(a, "--dump-dir")) {
       f.dump_dir = v6;
-    } else if (const char* v7 = value("--custom")) {
+    } else if (const char* v7 = FlagValue(a, "--custom")) {
       f.custom = v7;
-    } else if (const char* v9 = value("--best-isas")) {
+    } else if (const char* v9 = FlagValue(a, "--best-isas")) {
       f.best_isas = static_cast<size_t>(std::max(1, std::atoi(v9)));
-    } else if (const char* v12 = value("--backward")) {
-      f.backward = Split(v12, ',');
-    } else if (const char* v10 = value("--settle")) {
+    } else if (const char* v12 = FlagValue(a, "--backward")) {
+      f.backward = SplitList(v12, ',');
+    } else if (const char* v10 = FlagValue(a, "--settle")) {
       f.stability.settle = std::max(0, std::atoi(v10));
-    } else if (const char* v11 = value("--max-spread")) {
+    } else if (const char* v11 = FlagValue(a, "--max-spread")) {
       f.stability.thresholds.max_spread = std::atof(v11);
       if (!(f.stability.thresholds.max_spread > 0)) {
         std::fprintf(stderr, "--max-spread must be above 0 (see --help)\n");
-        return 2;
+        return FlagResult::kRefused;
       }
-    } else if (const char* v8 = value("--dtypes")) {
+    } else if (const char* v8 = FlagValue(a, "--dtypes")) {
       f.dtypes.clear();
-      for (std::string d : Split(v8, ',')) {
-        std::transform(d.begin(), d.end(), d.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      for (std::string d : SplitList(v8, ',')) {
         DType dtype;
-        if (!internal::ParseEnum(d, &dtype)) {
+        if (!ParseDType(&d, &dtype)) {
           std::fprintf(stderr, "unknown dtype '%s' (see --help)\n", d.c_str());
-          return 2;
+          return FlagResult::kRefused;
         }
         f.dtypes.push_back(dtype);
       }
     } else {
-      std::fprintf(stderr, "unknown option '%s' (see --help)\n", a.c_str());
-      return 2;
+      return FlagResult::kUnknown;
     }
-  }
+    return FlagResult::kTaken;
+  });
+  if (parsed >= 0) return parsed;
   std::sort(f.threads.begin(), f.threads.end());
   f.threads.erase(std::unique(f.threads.begin(), f.threads.end()), f.threads.end());
   return -1;

@@ -39,7 +39,7 @@ void RoundRobin(int rounds, int threads, PeakMeter* meter, PeakMeter* copy_meter
 }
 
 // The limit row of one (workload, ISA, dtype, threads) from its rounds' peaks: the best peaks give the limit, the
-// medians its spread. W is Workload, PyramidWorkload or BackwardAccounting (LimitOf in bench/limit.h).
+// medians its spread. W is Accounting or BackwardAccounting (LimitOf in bench/limit.h).
 template <typename W>
 LimitRow SummarizeLimit(const std::string& workload, const char* isa, const std::string& dtype, int threads,
                         const W& w, double read_bytes, double write_bytes, const std::vector<Peaks>& peaks) {
@@ -157,13 +157,9 @@ RotatedComparison SummarizeRotated(const Group& g, size_t at, const Stability& s
   return rc;
 }
 
-template Group MeasureGroup(const Stability&, const Workload&, const std::string&, const char*, const std::string&,
+template Group MeasureGroup(const Stability&, const Accounting&, const std::string&, const char*, const std::string&,
                             int, int, PeakMeter*, PeakMeter*, const std::vector<std::function<Status()>>&,
                             const std::vector<std::string>&, double, double, double);
-template Group MeasureGroup(const Stability&, const PyramidWorkload&, const std::string&, const char*,
-                            const std::string&, int, int, PeakMeter*, PeakMeter*,
-                            const std::vector<std::function<Status()>>&, const std::vector<std::string>&, double,
-                            double, double);
 template Group MeasureGroup(const Stability&, const BackwardAccounting&, const std::string&, const char*,
                             const std::string&, int, int, PeakMeter*, PeakMeter*,
                             const std::vector<std::function<Status()>>&, const std::vector<std::string>&, double,

@@ -34,7 +34,7 @@ struct Group {
 // and every row, judges each row's stability, and repeats the whole round robin (up to stability.settle times)
 // while a row is unstable: the rows of a group share their rounds and their limit, so they are measured again
 // together. Paths after `names` are timed in the same rounds without a row of their own (their seconds are in
-// the group). W is Workload, PyramidWorkload or BackwardAccounting (LimitOf in bench/limit.h).
+// the group). W is Accounting (a workload's, of either kind) or BackwardAccounting (LimitOf in bench/limit.h).
 template <typename W>
 Group MeasureGroup(const Stability& stability, const W& w, const std::string& workload, const char* isa,
                    const std::string& dtype, int threads, int repeats, PeakMeter* meter, PeakMeter* copy_meter,

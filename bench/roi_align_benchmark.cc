@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench/backward_kernel.h"
+#include "bench/flags.h"
 #include "bench/limit.h"
 #include "bench/workloads.h"
 #include "core/enums.h"
@@ -336,19 +337,17 @@ bool ParseDtypes(int* argc, char** argv, std::vector<DType>* dtypes) {
   *dtypes = internal::AllValues<DType>();
   int kept = 1;
   for (int i = 1; i < *argc; ++i) {
-    const char* kFlag = "--dtypes=";
-    if (std::strncmp(argv[i], kFlag, std::strlen(kFlag)) != 0) {
+    const char* value = FlagValue(argv[i], "--dtypes");
+    if (value == nullptr) {
       argv[kept++] = argv[i];
       continue;
     }
     dtypes->clear();
-    std::stringstream list(argv[i] + std::strlen(kFlag));
+    std::stringstream list(value);
     std::string item;
-    while (std::getline(list, item, ',')) {
-      std::transform(item.begin(), item.end(), item.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    while (std::getline(list, item, ',')) {  // an empty item is refused, as an unknown name
       DType dtype;
-      if (!internal::ParseEnum(item, &dtype)) return false;
+      if (!ParseDType(&item, &dtype)) return false;
       dtypes->push_back(dtype);
     }
   }

@@ -29,7 +29,7 @@ struct Rng {
   float Uniform() { return static_cast<float>(Next() >> 40) / static_cast<float>(1 << 24); }  // [0, 1)
 };
 
-// Pixels one RoI's bin loops load (see Workload::loaded_bytes).
+// Pixels one RoI's bin loops load (see Accounting::loaded_bytes).
 double LoadedPixels(const internal::AxisGeometry& gy, const internal::AxisGeometry& gx, const WorkloadSpec& spec,
                     int64_t H, int64_t W) {
   const int64_t P = spec.pooled;

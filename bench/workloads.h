@@ -60,7 +60,7 @@ template <typename T>
 using AlignedVector = std::vector<T, Align64Allocator<T>>;
 
 // The backward's accounting (dX from dY, docs/performance-model.md "The backward's limit"), f32 bytes like
-// Workload's; Bytes() gives them for another dtype.
+// Accounting's; Bytes() gives them for another dtype.
 struct BackwardAccounting {
   double fmas = 0;       // the forward's direct count: the AVG backward spreads every sample's 4 taps, the MAX
                          // modes' argmax search computes every sample
@@ -78,12 +78,28 @@ struct BackwardAccounting {
   bool loaded_bytes_f32 = false;  // true in AVG: the accumulator is f32 in every dtype
 };
 
+// A workload's roofline accounting (bench/limit.h), the same for a single-level workload and for the pyramid (summed
+// over its levels). Bytes are for f32 elements; Bytes() gives them for another dtype.
+struct Accounting {
+  double fmas = 0;       // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
+  double ops_bound = 0;  // operations any kernel needs: C * RoiOpsLowerBound summed over RoIs (bench/limit.h)
+  double output_bytes = 0;
+  double distinct_input_bytes = 0;  // pixels any tap touches, times C * 4
+  // What the kernels' bin loops load, times C * 4: AVG one load per distinct pixel of each bin (merged taps),
+  // MAX modes 4 per valid sample. Over the measured time it is the load bandwidth the kernel sustains.
+  double loaded_bytes = 0;
+  // The f32 map's cache lines the bins read, each bin's counted once (RoiBinLines, bench/limit.h), summed over
+  // RoIs: [0] NHWC, [1 + BlockedIndex(b)] blocked layout b.
+  double bin_lines[4] = {};
+  BackwardAccounting backward;  // dX of every level
+};
+
 // A workload's data: an NCHW map and its NHWC copy (values in [-1, 1]), each also stored as f16 and bf16 (rounded
 // to nearest even) and f64, [K,5] RoIs (also in double, for f64), deterministic. A rotated workload's RoIs are
 // [K,6] rows (batch, cx, cy, w, h, angle), and it also keeps the same boxes with every angle 0 ([K,6]) and as
 // axis-aligned [K,5] rows (cx -+ w/2, cy -+ h/2), which the report times beside it (HALF_PIXEL, as rotated RoIs are
-// aligned): the accounting below is the rotated RoIs' only.
-struct Workload {
+// aligned): its accounting is the rotated RoIs' only.
+struct Workload : Accounting {
   WorkloadSpec spec;
   AlignedVector<float> nchw, nhwc;
   std::vector<float> rois;
@@ -93,18 +109,6 @@ struct Workload {
   std::vector<float> rois_angle0, rois_axis;  // rotated workloads only (above)
   // The f32 map in the blocked layouts, kBlockedLayouts' order (16-bit blocked maps are not built).
   AlignedVector<float> blocked[3];
-  double fmas = 0;              // direct method: sum over RoIs of C*PH*PW*4*grid_h*grid_w
-  double ops_bound = 0;         // operations any kernel needs: C * RoiOpsLowerBound summed over RoIs (bench/limit.h)
-  // Bytes below are for f32 elements; Bytes() gives them for another dtype.
-  double output_bytes = 0;
-  double distinct_input_bytes = 0;  // pixels any tap touches, times C * 4
-  // What the kernels' bin loops load, times C * 4: AVG one load per distinct pixel of each bin (merged taps),
-  // MAX modes 4 per valid sample. Over the measured time it is the load bandwidth the kernel sustains.
-  double loaded_bytes = 0;
-  // The f32 map's cache lines the bins read, each bin's counted once (RoiBinLines, bench/limit.h), summed over
-  // RoIs: [0] NHWC, [1 + BlockedIndex(b)] blocked layout b.
-  double bin_lines[4] = {};
-  BackwardAccounting backward;
   Params ParamsFor(Layout layout, DType dtype = DType::kF32) const;
   Inputs InputsFor(Layout layout, DType dtype = DType::kF32) const;
   // A rotated workload's boxes as axis-aligned RoIs (rois_axis): ParamsFor's with roi_kind axis-aligned and HALF_PIXEL
@@ -130,8 +134,8 @@ double MaxAbsDiff(const float* a, Layout la, const float* b, Layout lb, int64_t 
 
 // The FPN workload (docs/multi-level.md): P2-P5 of a 1088x800 image (200x272, 100x136, 50x68, 25x34), C = 256,
 // 1000 RoIs log-uniform 16-512 px, 7x7, ratio 2, LEGACY, AVG, f32, each RoI on its level by the SCALE rule
-// (canonical 224 px at P4), deterministic.
-struct PyramidWorkload {
+// (canonical 224 px at P4), deterministic; its accounting is summed over the levels.
+struct PyramidWorkload : Accounting {
   std::string name = "fpn";
   int64_t channels = 256, num_rois = 1000, pooled = 7;
   int32_t sampling_ratio = 2;
@@ -141,10 +145,6 @@ struct PyramidWorkload {
   std::vector<AlignedVector<float>> blocked[3];   // per kBlockedLayouts entry, one map per level
   std::vector<float> rois;                     // [K,5]
   std::vector<int32_t> levels;                 // each RoI's level under the SCALE rule
-  // The accounting of Workload (bench/limit.h), summed over the levels (bytes for f32).
-  double fmas = 0, ops_bound = 0, output_bytes = 0, distinct_input_bytes = 0, loaded_bytes = 0;
-  double bin_lines[4] = {};
-  BackwardAccounting backward;  // every level's dX
   MultiLevelParams ParamsFor(Layout layout) const;
   // Single-level attributes of level l (its scale).
   Params LevelParams(Layout layout, size_t l) const;
