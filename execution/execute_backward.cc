@@ -135,12 +135,8 @@ void ReserveBackwardMemory(const BackwardPlan& plan, WorkingMemory& memory) {
   memory.rotated_table.Reserve(static_cast<size_t>(plan.rotated_table_bytes));
 }
 
-void ExecuteBackward(const Problem& problem, const BackwardPlan& plan, const KernelFns& f, const Threading& threading,
-                     WorkingMemory& memory) noexcept {
-  assert(f.whole_rois_backward != nullptr && problem.grad_input != nullptr);
-  assert(memory.per_thread.size() >= static_cast<size_t>(plan.threads));
-  const int64_t N = problem.batch, C = problem.channels, H = problem.height;
-  if (N == 0 || C == 0 || H == 0 || problem.width == 0) return;  // dX has no element
+Problem TabulatedProblem(const Problem& problem, const BackwardPlan& plan, const Threading& threading,
+                         WorkingMemory& memory) noexcept {
   Problem p = problem;
   if (plan.rotated_table_bytes > 0) {
     if (p.params.dtype == DType::kF64) {
@@ -149,6 +145,16 @@ void ExecuteBackward(const Problem& problem, const BackwardPlan& plan, const Ker
       FillRotatedTable<float>(plan, threading, memory.rotated_table.data(), &p);
     }
   }
+  return p;
+}
+
+void ExecuteBackward(const Problem& problem, const BackwardPlan& plan, const KernelFns& f, const Threading& threading,
+                     WorkingMemory& memory) noexcept {
+  assert(f.whole_rois_backward != nullptr && problem.grad_input != nullptr);
+  assert(memory.per_thread.size() >= static_cast<size_t>(plan.threads));
+  const int64_t N = problem.batch, C = problem.channels, H = problem.height;
+  if (N == 0 || C == 0 || H == 0 || problem.width == 0) return;  // dX has no element
+  const Problem p = TabulatedProblem(problem, plan, threading, memory);
   ParallelFor(plan.tasks(N), plan.threads, threading, [&](int64_t task, int slot) {
     const BackwardScratch scratch = {memory.per_thread[static_cast<size_t>(slot)].gradient.data(),
                                      plan.scratch_floats};

@@ -37,6 +37,11 @@ BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Thre
 // Per-thread scratch for `plan`; throws std::bad_alloc.
 void ReserveBackwardMemory(const BackwardPlan& plan, WorkingMemory& memory);
 
+// `problem` as the plan's ranges run it: with the plan's table of rotated samples' taps filled in `memory` (on the
+// plan's threads) when it has one. `memory` must have been reserved for the plan.
+Problem TabulatedProblem(const Problem& problem, const BackwardPlan& plan, const Threading& threading,
+                         WorkingMemory& memory) noexcept;
+
 // Writes all of problem.grad_input (every element, padded lanes included) with f.whole_rois_backward. `memory` must
 // have been reserved for the plan: allocates nothing and cannot fail.
 void ExecuteBackward(const Problem& problem, const BackwardPlan& plan, const KernelFns& f, const Threading& threading,

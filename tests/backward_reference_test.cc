@@ -21,6 +21,7 @@
 #include "core/enums.h"
 #include "execution/execute_backward.h"
 #include "execution/validate_data.h"
+#include "execution/working_memory.h"
 #include "kernels/kernel_descriptor.h"
 #include "kernels/roi_geometry.h"
 #include "strategy/registry.h"
@@ -908,44 +909,26 @@ TEST(BackwardRotatedTable, TabulatedTapsGiveTheBitsOfComputedOnes) {
                                             : internal::ValidateData(params, inputs, y.data(), &axes, &problem);
       ASSERT_TRUE(s.ok()) << s.message();
       problem.grad_output = dy.data();
-      // The table as the plan lays it out: each RoI's samples, bin-major, after the ones before it, and the rows
-      // they reach.
-      std::vector<int64_t> first(static_cast<size_t>(K));
-      std::vector<internal::RowExtent> extents(static_cast<size_t>(K * (1 + 3 * (1 + 2))));
-      std::vector<internal::RotatedSampleOf<float>> table;
-      std::vector<internal::RotatedSampleOf<double>> table_f64;
-      for (int64_t k = 0, at = 0; k < K; ++k) {
-        first[static_cast<size_t>(k)] = at;
-        const int64_t samples = dtype == DType::kF64 ? 6 * axes_f64[k].gy.grid * axes_f64[k].gx.grid
-                                                     : 6 * axes[k].gy.grid * axes[k].gx.grid;
-        table.resize(static_cast<size_t>(at + samples));
-        table_f64.resize(static_cast<size_t>(at + samples));
-        if (dtype == DType::kF64) {
-          internal::FillRotatedSampleTaps(axes_f64[k], 3, 2, H, W, table_f64.data() + at, extents.data() + k * 10);
-        } else {
-          internal::FillRotatedSampleTaps(axes[k], 3, 2, H, W, table.data() + at, extents.data() + k * 10);
-        }
-        at += samples;
-      }
       const size_t bytes = static_cast<size_t>(C * H * W * internal::BytesOf(dtype));
       for (const internal::ImplementationPtr& impl : internal::AllImplementations()) {
         const internal::KernelFns& f = impl->builtin[static_cast<size_t>(dtype)];
         if (!impl->is_builtin() || f.whole_rois_backward == nullptr || f.backward_scratch == nullptr) continue;
         if (impl->hwy_target != 0 && (hwy::SupportedTargets() & impl->hwy_target) == 0) continue;
+        // The library's own table, as the plan sizes and fills it.
+        const internal::BackwardPlan plan = internal::PlanBackward(problem, f, {1, nullptr});
+        internal::WorkingMemory memory;
+        internal::ReserveBackwardMemory(plan, memory);
+        const internal::Problem tabulated = internal::TabulatedProblem(problem, plan, {1, nullptr}, memory);
+        ASSERT_NE(tabulated.rotated_taps, nullptr);
         std::vector<std::vector<unsigned char>> dx;
-        for (bool tabulated : {false, true}) {
-          problem.rotated_first = tabulated ? first.data() : nullptr;
-          problem.rotated_extents = tabulated ? extents.data() : nullptr;
-          problem.rotated_taps = !tabulated ? nullptr
-                                 : dtype == DType::kF64 ? static_cast<const void*>(table_f64.data())
-                                                        : static_cast<const void*>(table.data());
+        for (internal::Problem run : {problem, tabulated}) {
           std::vector<unsigned char> out(bytes, kNanByte);
-          problem.grad_input = out.data();
+          run.grad_input = out.data();
           for (const GradientRange& r : {GradientRange{0, 0, C, 0, 4}, GradientRange{0, 0, C, 4, 5},
                                          GradientRange{0, 0, C, 5, H}}) {
-            std::vector<float> scratch(static_cast<size_t>(f.backward_scratch(problem, r)) + 16, 0.0f);
+            std::vector<float> scratch(static_cast<size_t>(f.backward_scratch(run, r)) + 16, 0.0f);
             float* const aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
-            f.whole_rois_backward(problem, r, {aligned, f.backward_scratch(problem, r)});
+            f.whole_rois_backward(run, r, {aligned, f.backward_scratch(run, r)});
           }
           dx.push_back(out);
         }
