@@ -86,14 +86,16 @@ void FillRotatedTable(const BackwardPlan& plan, const Threading& threading, unsi
 }  // namespace
 
 BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Threading& threading) {
-  // A task accumulates rows x W x channels in f32 (f64 for float64): at most 128 channels (256 channels last) and
-  // about 2 MB, in bands of several rows (a sample's taps span two rows, and each band a bin row reaches loads the
-  // bin's dY again), held in L2 and the core's share of L3 while every RoI of the image adds to it
+  // A task accumulates rows x W x channels in f32 (f64 for float64): at most 128 channels and about 2 MB, channels
+  // last 256 and 4 MB, in bands of several rows (a sample's taps span two rows, and each band a bin row reaches
+  // loads the bin's dY again), held in L2 and the core's share of L3 while every RoI of the image adds to it
   // (docs/measurements.md has the sizes tried). Channels last, a bin's dY is one run of C elements: one group of
   // 256 reads it in one piece and visits each RoI once, where two groups of 128 each visit every RoI. Four tasks
   // per thread even out ranges that RoIs reach unevenly.
-  constexpr int64_t kAccumulatorBytes = 2 * 1024 * 1024, kTasksPerThread = 4;
-  const int64_t max_channels = problem.params.layout == Layout::kNHWC ? 256 : 128;
+  constexpr int64_t kTasksPerThread = 4;
+  const bool channels_last = problem.params.layout == Layout::kNHWC;
+  const int64_t max_channels = channels_last ? 256 : 128;
+  const int64_t accumulator_limit = (channels_last ? 4 : 2) * 1024 * 1024;
   const int64_t accumulator_bytes = problem.params.dtype == DType::kF64 ? 8 : 4;  // f64 accumulates in double
   const int64_t N = std::max<int64_t>(problem.batch, 1), C = std::max<int64_t>(problem.channels, 1);
   const int64_t H = std::max<int64_t>(problem.height, 1), W = std::max<int64_t>(problem.width, 1);
@@ -101,7 +103,7 @@ BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Thre
   plan.threads = ResolveThreadCount(threading, N * C * H);
   plan.channel_groups = (C + max_channels - 1) / max_channels;
   const int64_t group = (C + plan.channel_groups - 1) / plan.channel_groups;
-  const int64_t rows = std::max<int64_t>(kAccumulatorBytes / (accumulator_bytes * W * group), 1);
+  const int64_t rows = std::max<int64_t>(accumulator_limit / (accumulator_bytes * W * group), 1);
   plan.row_bands = (H + rows - 1) / rows;
   const int64_t wanted = kTasksPerThread * plan.threads;
   if (plan.tasks(N) < wanted) plan.row_bands = std::min(H, (wanted + N * plan.channel_groups - 1) / (N * plan.channel_groups));
