@@ -11,6 +11,7 @@
 #include "execution/layout_transforms.h"
 #include "execution/parallel.h"
 #include "execution/pool_roi.h"
+#include "execution/rotated_table.h"
 
 namespace roialign {
 namespace internal {
@@ -25,6 +26,7 @@ void ReserveWorkingMemory(const Problem& problem, const Plan& plan, WorkingMemor
                                                   problem.params.pooled_width * BytesOf(problem.params.dtype));
   for (size_t t = 0; t < threads; ++t) memory.per_thread[t].Prepare(problem, tiles, staged_bytes);
   memory.band_pixels.Reserve(static_cast<size_t>(plan.transform_elements * BytesOf(problem.params.dtype)));
+  memory.rotated_table.Reserve(static_cast<size_t>(plan.rotated_table_bytes));
   if (!plan.partial_in_output) {
     memory.partial.Reserve(static_cast<size_t>(OutputElements(problem)));
   }
@@ -37,7 +39,10 @@ void Execute(const Problem& problem, const Plan& plan, const PerDType& fns, cons
   const KernelFns& f = fns[static_cast<size_t>(problem.params.dtype)];
   assert(memory.per_thread.size() >= static_cast<size_t>(plan.threads));
   assert(memory.band_pixels.size() >= static_cast<size_t>(plan.transform_elements * element_bytes));
-  PassContext ctx = {&problem, &plan, nullptr, &f, &fns[static_cast<size_t>(DType::kF32)],
+  // Rotated RoIs: the drivers read each sample's taps from the call's table.
+  Problem tabulated = problem;
+  if (plan.rotated_table_bytes > 0) FillRotatedTable(plan.threads, threading, memory.rotated_table.data(), &tabulated);
+  PassContext ctx = {&tabulated, &plan, nullptr, &f, &fns[static_cast<size_t>(DType::kF32)],
                      static_cast<float*>(problem.output), nullptr};
   if (!plan.partial_in_output) {
     assert(memory.partial.size() >= static_cast<size_t>(OutputElements(problem)));

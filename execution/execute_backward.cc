@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cassert>
-#include <climits>
 
 #include "execution/plan.h"
+#include "execution/rotated_table.h"
 
 namespace roialign {
 namespace internal {
@@ -23,67 +23,6 @@ GradientRange BackwardPlan::Range(int64_t task, int64_t channels, int64_t height
   r.stream = stream_dx;
   return r;
 }
-
-namespace {
-
-constexpr int64_t kMaxRotatedTableBytes = 64 * 1024 * 1024;
-
-// The table of rotated samples' taps in precision R: by RoI index, each RoI's offset and the rows its samples reach
-// (FillRotatedSampleTaps), then every sample of the RoIs the problem runs, in run order.
-int64_t ExtentsPerRoi(const Problem& problem) {
-  return 1 + problem.params.pooled_height * (1 + problem.params.pooled_width);
-}
-template <typename R>
-int64_t TableHead(const Problem& problem) {  // the offsets' and extents' bytes, rounded up to whole records
-  const int64_t record = sizeof(RotatedSampleOf<R>);
-  const int64_t head = problem.num_rois * (sizeof(int64_t) + ExtentsPerRoi(problem) * sizeof(RowExtent));
-  return (head + record - 1) / record * record;
-}
-template <typename R>
-double RotatedTableBytesOf(const Problem& problem) {
-  const double bins = static_cast<double>(problem.params.pooled_height * problem.params.pooled_width);
-  double samples = 0;
-  for (int64_t i = 0; i < RunCount(problem); ++i) {
-    const RoiAxesOf<R>& a = AxesOf<R>(problem, RunRoi(problem, i));
-    samples += bins * static_cast<double>(a.gy.grid) * static_cast<double>(a.gx.grid);
-  }
-  return static_cast<double>(TableHead<R>(problem)) + samples * sizeof(RotatedSampleOf<R>);
-}
-double RotatedTableBytes(const Problem& problem) {
-  return problem.params.dtype == DType::kF64 ? RotatedTableBytesOf<double>(problem)
-                                             : RotatedTableBytesOf<float>(problem);
-}
-
-// Fills the table in `memory` (the plan's rotated_table_bytes) and points the problem at it: RoIs a chunk at a time
-// on every thread.
-template <typename R>
-void FillRotatedTable(const BackwardPlan& plan, const Threading& threading, unsigned char* memory, Problem* problem) {
-  int64_t* const first = reinterpret_cast<int64_t*>(memory);
-  RowExtent* const extents = reinterpret_cast<RowExtent*>(first + problem->num_rois);
-  const int64_t per_roi = ExtentsPerRoi(*problem);
-  auto* const taps = reinterpret_cast<RotatedSampleOf<R>*>(memory + TableHead<R>(*problem));
-  const int64_t PH = problem->params.pooled_height, PW = problem->params.pooled_width;
-  const int64_t runs = RunCount(*problem);
-  for (int64_t i = 0, at = 0; i < runs; ++i) {
-    const int64_t k = RunRoi(*problem, i);
-    const RoiAxesOf<R>& a = AxesOf<R>(*problem, k);
-    first[k] = at;
-    at += PH * PW * a.gy.grid * a.gx.grid;
-  }
-  constexpr int64_t kRoisPerTask = 16;
-  const Problem& p = *problem;
-  ParallelFor((runs + kRoisPerTask - 1) / kRoisPerTask, plan.threads, threading, [&](int64_t task, int) {
-    for (int64_t i = task * kRoisPerTask; i < std::min(runs, (task + 1) * kRoisPerTask); ++i) {
-      const int64_t k = RunRoi(p, i);
-      FillRotatedSampleTaps(AxesOf<R>(p, k), PH, PW, p.height, p.width, taps + first[k], extents + k * per_roi);
-    }
-  });
-  problem->rotated_first = first;
-  problem->rotated_taps = taps;
-  problem->rotated_extents = extents;
-}
-
-}  // namespace
 
 BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Threading& threading) {
   // A task accumulates rows x W x channels in f32 (f64 for float64): at most 128 channels and about 2 MB, channels
@@ -113,12 +52,9 @@ BackwardPlan PlanBackward(const Problem& problem, const KernelFns& f, const Thre
   plan.stream_dx = static_cast<double>(N * StoredChannels(problem.params.layout, C) * H * W) *
                        static_cast<double>(BytesOf(problem.params.dtype)) > kStreamOutputBytes;
   // Every range a rotated bin's box reaches would find its samples' taps again, and could only bound the rows they
-  // reach by the box: the call tabulates the taps once, with the exact rows each RoI, bin row and bin reaches, in a
-  // table of at most kMaxRotatedTableBytes (larger ones: each range finds its own).
-  if (problem.params.roi_kind == RoiKind::kRotated && f.backward_scratch != nullptr && H <= INT32_MAX &&
-      W <= INT32_MAX) {  // the table holds 32-bit indices
-    const double bytes = RotatedTableBytes(problem);
-    if (bytes <= static_cast<double>(kMaxRotatedTableBytes)) plan.rotated_table_bytes = static_cast<int64_t>(bytes);
+  // reach by the box: the call tabulates the taps once, with the exact rows each RoI, bin row and bin reaches.
+  if (problem.params.roi_kind == RoiKind::kRotated && f.backward_scratch != nullptr) {
+    plan.rotated_table_bytes = RotatedTableBytes(problem);
   }
   if (f.backward_scratch != nullptr) {
     // The largest range: the even split's ranges differ by at most one row and one channel.
@@ -140,13 +76,7 @@ void ReserveBackwardMemory(const BackwardPlan& plan, WorkingMemory& memory) {
 Problem TabulatedProblem(const Problem& problem, const BackwardPlan& plan, const Threading& threading,
                          WorkingMemory& memory) noexcept {
   Problem p = problem;
-  if (plan.rotated_table_bytes > 0) {
-    if (p.params.dtype == DType::kF64) {
-      FillRotatedTable<double>(plan, threading, memory.rotated_table.data(), &p);
-    } else {
-      FillRotatedTable<float>(plan, threading, memory.rotated_table.data(), &p);
-    }
-  }
+  if (plan.rotated_table_bytes > 0) FillRotatedTable(plan.threads, threading, memory.rotated_table.data(), &p);
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include "core/enums.h"
 #include "execution/parallel.h"
 #include "execution/roi_order.h"
+#include "execution/rotated_table.h"
 #include "kernels/roi_geometry.h"
 #include "execution/row_bands.h"
 #include "execution/tile_plan.h"
@@ -258,6 +259,7 @@ Plan RotatedPlan(const Problem& p, PixelAccess access, const Threading& threadin
                  std::pmr::memory_resource* memory) {
   Plan plan(memory);
   plan.rotated = true;
+  if (access != PixelAccess::kWholeRois) plan.rotated_table_bytes = RotatedTableBytes(p);
   PlanTasks(p, access, threading, access == PixelAccess::kCopied, &plan);
   plan.staged_channels = 0;
   if (access == PixelAccess::kInPlace) plan.group_channels = IsBlocked(p.params.layout) ? kBlockedGroupChannels : 0;

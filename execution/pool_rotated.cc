@@ -1,9 +1,10 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
 // The rotated-RoI driver (docs/semantics.md#rotated-rois): a rotated bin's samples are not separable into rows and
-// columns, so each sample's four taps go to the shared microkernel as they are (MAX: per sample; AVG: pixels merged
-// where samples share them), over the channels-last pixels of the map in place (NHWC, blocked) or of the pass's
-// image made channels-last (NCHW, whose bins then go through f32 and are transposed into the planes).
+// columns, so each sample's four taps (from the call's table, rotated_table.h) go to the shared microkernel as they
+// are (MAX: per sample; AVG: pixels merged where samples share them), over the channels-last pixels of the map in
+// place (NHWC, blocked) or of the pass's image made channels-last (NCHW, whose bins then go through f32 and are
+// transposed into the planes).
 #include <algorithm>
 #include <cstring>
 
@@ -19,16 +20,26 @@ struct PixelStrides {
   int64_t row, pixel;
 };
 
-// The taps of samples [s0, s1) of bin (ph, pw), in sample order (iy-major) and each sample's taps in the order
-// (y0,x0) (y0,x1) (y1,x0) (y1,x1), into out; returns the count. A sample outside the map is four kOutsideTap
-// entries for the MAX modes (a sample of value 0) and nothing for AVG (it adds 0).
-int64_t RotatedTaps(const Problem& p, const RoiAxes& a, int64_t ph, int64_t pw, int64_t s0, int64_t s1,
+// The taps of samples [s0, s1) of bin (ph, pw) of RoI k, in sample order (iy-major) and each sample's taps in the
+// order (y0,x0) (y0,x1) (y1,x0) (y1,x1), into out; returns the count. A sample outside the map is four kOutsideTap
+// entries for the MAX modes (a sample of value 0) and nothing for AVG (it adds 0). The taps come from the call's
+// table, or, without one, from the geometry.
+int64_t RotatedTaps(const Problem& p, int64_t k, int64_t ph, int64_t pw, int64_t s0, int64_t s1,
                     const PixelStrides& at, bool avg, PixelTap* out) {
   int64_t n = 0;
+  const RoiAxes& a = p.axes[k];
   const int64_t gw = a.gx.grid;
+  const RotatedSampleOf<float>* const bin =
+      p.rotated_taps == nullptr ? nullptr
+                                : static_cast<const RotatedSampleOf<float>*>(p.rotated_taps) + p.rotated_first[k] +
+                                      (ph * p.params.pooled_width + pw) * a.gy.grid * gw;
   for (int64_t s = s0; s < s1; ++s) {
     AxisTap y, x;
-    RotatedSampleTaps(a, ph, pw, s / gw, s % gw, p.height, p.width, &y, &x);
+    if (bin != nullptr) {
+      AxisTapsOf(bin[s], &y, &x);
+    } else {
+      RotatedSampleTaps(a, ph, pw, s / gw, s % gw, p.height, p.width, &y, &x);
+    }
     if (!y.valid || !x.valid) {
       if (!avg) std::fill(out + n, out + n + 4, PixelTap{kOutsideTap, 0.0f}), n += 4;
       continue;
@@ -64,16 +75,17 @@ int64_t MergePixels(PixelTap* taps, int64_t n) {
 
 // Pools bin (ph, pw) of the RoI over `run` (its out and partial already placed): its samples kBinTaps / 4 at a
 // time, the pieces carrying the bin's partial state, so the result is that of one call.
-void PoolRotatedBin(const PassContext& ctx, const RoiAxes& a, int64_t ph, int64_t pw, const PixelStrides& at,
+void PoolRotatedBin(const PassContext& ctx, int64_t k, int64_t ph, int64_t pw, const PixelStrides& at,
                     PoolBinFn pool, const ChannelRun& run, Scratch& s) {
   static const PixelTap kOne = {0, 1.0f};  // AVG's one column: each tap is a whole pixel
   const PoolMode mode = ctx.problem->params.pool_mode;
   const bool avg = mode == PoolMode::kAvg;
+  const RoiAxes& a = ctx.problem->axes[k];
   const int64_t samples = a.gy.grid * a.gx.grid, step = kBinTaps / 4;
   PixelTap* const taps = s.bin_taps.data();
   for (int64_t s0 = 0; s0 == 0 || s0 < samples; s0 += step) {
     const int64_t s1 = std::min(samples, s0 + step);
-    int64_t n = RotatedTaps(*ctx.problem, a, ph, pw, s0, s1, at, avg, taps);
+    int64_t n = RotatedTaps(*ctx.problem, k, ph, pw, s0, s1, at, avg, taps);
     if (avg) n = MergePixels(taps, n);
     pool(mode, {taps, n, avg ? &kOne : nullptr, avg ? 1 : 0, samples, s0 == 0, s1 == samples}, run);
   }
@@ -102,7 +114,7 @@ void PoolRotated(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
       for (int64_t b = b0; b < b1; ++b) {
         run.partial = s.bins.data() + (b - b0) * stride;
         run.out = run.partial;
-        PoolRotatedBin(ctx, a, b / PW, b % PW, {p.width * C, C}, ctx.fns->pool_bin_f32, run, s);
+        PoolRotatedBin(ctx, k, b / PW, b % PW, {p.width * C, C}, ctx.fns->pool_bin_f32, run, s);
       }
       ctx.fns->bins_to_planes(s.bins.data(), b1 - b0, stride, n, planes + b0 * bytes, out.planes);
     }
@@ -128,7 +140,7 @@ void PoolRotated(const PassContext& ctx, int64_t k, int64_t c_begin, int64_t c_e
         const int64_t offset = roi_offset + ph * out.row + pw * out.pixel;
         run.partial = ctx.partial + offset;
         run.out = static_cast<unsigned char*>(p.output) + offset * bytes;
-        PoolRotatedBin(ctx, a, ph, pw, {map.row, map.pixel}, ctx.fns->pool_bin, run, s);
+        PoolRotatedBin(ctx, k, ph, pw, {map.row, map.pixel}, ctx.fns->pool_bin, run, s);
       }
     }
   }

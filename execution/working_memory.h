@@ -103,7 +103,7 @@ struct WorkingMemory {
   std::pmr::vector<Scratch> per_thread;
   GrowingBuffer<unsigned char> band_pixels;  // one band of map rows, channels-last (planar band transform)
   GrowingBuffer<float> partial;            // f32 partial state of bins when the output is not f32
-  GrowingBuffer<unsigned char> rotated_table;  // the backward's rotated samples' taps (BackwardPlan)
+  GrowingBuffer<unsigned char> rotated_table;  // the call's table of rotated samples' taps (rotated_table.h)
 };
 
 // Thread-safe: Runs of one kernel from many threads each get their own WorkingMemory.

@@ -32,10 +32,10 @@ struct Problem {
   // dX, written, in the map's.
   const void* grad_output = nullptr;
   void* grad_input = nullptr;
-  // Rotated RoIs' sample taps, computed once per call by the backward's plan (execute_backward.h): RoI k's samples,
-  // bin-major, at rotated_taps + rotated_first[k], RotatedSampleOf<float> (<double> for F64), and the rows they
-  // reach at rotated_extents + k * (1 + PH + PH * PW) (FillRotatedSampleTaps). Null: a kernel finds each sample's
-  // taps, and which bins reach its rows, itself.
+  // Rotated RoIs' sample taps, computed once per call before its tasks run (execution/rotated_table.h): RoI k's
+  // samples, bin-major, at rotated_taps + rotated_first[k], RotatedSampleOf<float> (<double> for F64), and the rows
+  // they reach at rotated_extents + k * (1 + PH + PH * PW) (FillRotatedSampleTaps). Null: a kernel or driver finds
+  // each sample's taps, and which bins reach its rows, itself.
   const int64_t* rotated_first = nullptr;
   const void* rotated_taps = nullptr;
   const RowExtent* rotated_extents = nullptr;

@@ -7,7 +7,6 @@
 // written), and 16-bit dX as the f32 result rounded once.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -21,7 +20,6 @@
 #include "core/enums.h"
 #include "execution/execute_backward.h"
 #include "execution/validate_data.h"
-#include "execution/working_memory.h"
 #include "kernels/kernel_descriptor.h"
 #include "kernels/roi_geometry.h"
 #include "strategy/registry.h"
@@ -828,118 +826,6 @@ TEST(BackwardStreaming, StreamedRangesGiveTheStoredBits) {
     }
   }
   EXPECT_GE(compared, 4 * 4);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The call's table of rotated samples' taps (BackwardPlan::rotated_table_bytes).
-
-// The plan tabulates a rotated call's samples unless the table would pass 64 MiB; axis-aligned calls have none.
-TEST(BackwardRotatedTable, ThePlanTabulatesRotatedSamplesUpToItsLimit) {
-  internal::Problem problem;
-  problem.params.roi_kind = RoiKind::kRotated;
-  problem.params.pooled_height = problem.params.pooled_width = 7;
-  problem.batch = 1;
-  problem.channels = 8;
-  problem.height = problem.width = 64;
-  std::vector<internal::RoiAxes> axes(3);
-  for (internal::RoiAxes& a : axes) a.gy.grid = a.gx.grid = 2;
-  problem.axes = axes.data();
-  problem.num_rois = 3;
-  internal::KernelFns f;
-  f.backward_scratch = [](const internal::Problem&, const GradientRange&) -> int64_t { return 1; };
-  // Per RoI its offset and 57 row extents (8 bytes each): 1392 bytes, 44 records of 32 bytes; then the samples.
-  const int64_t record = sizeof(internal::RotatedSampleOf<float>);
-  EXPECT_EQ(internal::PlanBackward(problem, f, {1, nullptr}).rotated_table_bytes, 44 * record + 3 * 49 * 4 * record);
-  axes[1].gy.grid = axes[1].gx.grid = 216;  // 49 * 216^2 samples of 32 bytes: 73 MB
-  EXPECT_EQ(internal::PlanBackward(problem, f, {1, nullptr}).rotated_table_bytes, 0);
-  axes[1].gy.grid = axes[1].gx.grid = 2;
-  problem.params.roi_kind = RoiKind::kAxisAligned;
-  EXPECT_EQ(internal::PlanBackward(problem, f, {1, nullptr}).rotated_table_bytes, 0);
-}
-
-// Every built-in backward this CPU runs gives the same bits from the call's table as from the taps it finds itself
-// (the path of a call whose table would be too large), in every pool mode and dtype, over ranges of rows.
-TEST(BackwardRotatedTable, TabulatedTapsGiveTheBitsOfComputedOnes) {
-  std::mt19937 rng(43);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  const int64_t C = 12, H = 11, W = 13, K = 9;
-  int64_t compared = 0;
-  for (DType dtype : internal::AllValues<DType>()) {
-    for (PoolMode mode : internal::AllValues<PoolMode>()) {
-      Params params;
-      params.layout = Layout::kNHWC;
-      params.dtype = dtype;
-      params.pool_mode = mode;
-      params.pooled_height = 3;
-      params.pooled_width = 2;
-      params.spatial_scale = 0.5f;
-      params.sampling_ratio = mode == PoolMode::kAvg ? 0 : 2;
-      params.coordinate_mode = CoordinateMode::kHalfPixel;
-      params.roi_kind = RoiKind::kRotated;
-      std::vector<float> map(static_cast<size_t>(C * H * W)), rows;
-      for (float& v : map) v = std::round(u(rng) * 8.0f) / 4.0f;  // ties for the MAX modes
-      std::vector<double> rows_f64;
-      for (int64_t k = 0; k < K; ++k) {
-        const float row[6] = {0.0f, u(rng) * 30.0f - 2.0f, u(rng) * 26.0f - 2.0f, u(rng) * 20.0f, u(rng) * 16.0f,
-                              u(rng) * 360.0f - 180.0f};
-        rows.insert(rows.end(), row, row + 6);
-        rows_f64.insert(rows_f64.end(), row, row + 6);
-      }
-      const std::vector<unsigned char> x = StoreAs(dtype, ToLayout(map, Layout::kNHWC, 1, C, H, W));
-      std::vector<float> dy_values(static_cast<size_t>(K * C * 6));
-      for (float& v : dy_values) v = u(rng) - 0.5f;
-      const std::vector<unsigned char> dy = StoreAs(dtype, ToLayout(dy_values, Layout::kNHWC, K, C, 3, 2));
-      Inputs inputs;
-      inputs.input = x.data();
-      inputs.batch = 1;
-      inputs.channels = C;
-      inputs.height = H;
-      inputs.width = W;
-      inputs.num_rois = K;
-      if (dtype == DType::kF64) {
-        inputs.rois_f64 = rows_f64.data();
-      } else {
-        inputs.rois = rows.data();
-      }
-      std::vector<unsigned char> y(dy.size());
-      internal::Problem problem;
-      std::pmr::vector<internal::RoiAxes> axes;
-      std::pmr::vector<internal::RoiAxesOf<double>> axes_f64;
-      const Status s = dtype == DType::kF64 ? internal::ValidateData(params, inputs, y.data(), &axes_f64, &problem)
-                                            : internal::ValidateData(params, inputs, y.data(), &axes, &problem);
-      ASSERT_TRUE(s.ok()) << s.message();
-      problem.grad_output = dy.data();
-      const size_t bytes = static_cast<size_t>(C * H * W * internal::BytesOf(dtype));
-      for (const internal::ImplementationPtr& impl : internal::AllImplementations()) {
-        const internal::KernelFns& f = impl->builtin[static_cast<size_t>(dtype)];
-        if (!impl->is_builtin() || f.whole_rois_backward == nullptr || f.backward_scratch == nullptr) continue;
-        if (impl->hwy_target != 0 && (hwy::SupportedTargets() & impl->hwy_target) == 0) continue;
-        // The library's own table, as the plan sizes and fills it.
-        const internal::BackwardPlan plan = internal::PlanBackward(problem, f, {1, nullptr});
-        internal::WorkingMemory memory;
-        internal::ReserveBackwardMemory(plan, memory);
-        const internal::Problem tabulated = internal::TabulatedProblem(problem, plan, {1, nullptr}, memory);
-        ASSERT_NE(tabulated.rotated_taps, nullptr);
-        std::vector<std::vector<unsigned char>> dx;
-        for (internal::Problem run : {problem, tabulated}) {
-          std::vector<unsigned char> out(bytes, kNanByte);
-          run.grad_input = out.data();
-          for (const GradientRange& r : {GradientRange{0, 0, C, 0, 4}, GradientRange{0, 0, C, 4, 5},
-                                         GradientRange{0, 0, C, 5, H}}) {
-            std::vector<float> scratch(static_cast<size_t>(f.backward_scratch(run, r)) + 16, 0.0f);
-            float* const aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
-            f.whole_rois_backward(run, r, {aligned, f.backward_scratch(run, r)});
-          }
-          dx.push_back(out);
-        }
-        EXPECT_TRUE(dx[0] == dx[1]) << impl->name << " " << ToString(dtype) << " " << ToString(mode);
-        EXPECT_TRUE(std::any_of(dx[0].begin(), dx[0].end(), [](unsigned char b) { return b != 0; }))
-            << impl->name << ": no RoI reached dX";
-        ++compared;
-      }
-    }
-  }
-  EXPECT_GE(compared, static_cast<int64_t>(internal::AllValues<DType>().size() * 3));
 }
 
 }  // namespace
