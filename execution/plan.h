@@ -122,9 +122,9 @@ struct Plan {
   // Bins keep partial state in the output itself (it is f32); otherwise in f32 working memory.
   bool partial_in_output = true;
   int64_t transform_elements = 0;  // size of the channels-last band buffer
-  // Rotated RoIs (pool_rotated.cc): each bin's taps per sample, from the call's table of them (rotated_table.h,
-  // rotated_table_bytes of working memory, filled before the passes; 0: none, the driver finds them per bin); planar
-  // maps in one pass per image made channels-last whole.
+  // Rotated RoIs (pool_rotated.cc): each bin's taps per sample, found once per call: by the bin's task when the
+  // channels are one block, else from the call's table of them (rotated_table.h, rotated_table_bytes of working
+  // memory, filled before the passes); planar maps in one pass per image made channels-last whole.
   bool rotated = false;
   int64_t rotated_table_bytes = 0;
 };

@@ -17,6 +17,7 @@
 #include "execution/execute.h"
 #include "execution/execute_backward.h"
 #include "execution/plan.h"
+#include "execution/rotated_table.h"
 #include "execution/validate_data.h"
 #include "execution/working_memory.h"
 #include "kernels/kernel_descriptor.h"
@@ -96,17 +97,26 @@ bool Runs(const internal::Implementation& impl, Layout layout) {
   return impl.hwy_target == 0 || (hwy::SupportedTargets() & impl.hwy_target) != 0;
 }
 
-// The forward's plan tabulates a rotated call's samples for its drivers, not for whole-RoI kernels (F64, the
-// reference), whose tasks find them once per RoI.
-TEST(RotatedTable, TheForwardPlanTabulatesForItsDrivers) {
+// The forward's plan tabulates a rotated call's samples for drivers whose tasks split the channels into blocks
+// (each block would find the taps again), not for one block, nor for whole-RoI kernels (F64, the reference), whose
+// tasks find them once per RoI.
+TEST(RotatedTable, TheForwardPlanTabulatesWhereTasksWouldFindTapsTwice) {
   std::mt19937 rng(5);
   for (DType dtype : {DType::kF32, DType::kF64}) {
     RotatedCall call;
     std::vector<unsigned char> out(static_cast<size_t>(kK * kC * 6 * internal::BytesOf(dtype)));
     ASSERT_TRUE(MakeCall(&rng, RotatedParams(Layout::kNHWC, dtype, PoolMode::kAvg), out.data(), &call));
+    call.problem.channels = 256;  // planned only: blocks are whole multiples of 64 channels
     for (internal::PixelAccess access : {internal::PixelAccess::kInPlace, internal::PixelAccess::kWholeRois}) {
-      const internal::Plan plan = internal::MakePlan(call.problem, access, {1, nullptr});
-      EXPECT_EQ(plan.rotated_table_bytes > 0, access != internal::PixelAccess::kWholeRois) << ToString(dtype);
+      for (int threads : {1, 8}) {
+        const internal::Plan plan = internal::MakePlan(call.problem, access, {threads, nullptr});
+        EXPECT_EQ(plan.rotated_table_bytes > 0,
+                  access != internal::PixelAccess::kWholeRois && plan.channel_blocks > 1)
+            << ToString(dtype) << " " << threads << " threads";
+        if (access != internal::PixelAccess::kWholeRois && threads == 8) {
+          EXPECT_GT(plan.channel_blocks, 1) << "9 RoIs on 8 threads: the plan splits channels";
+        }
+      }
     }
   }
 }
@@ -132,8 +142,8 @@ TEST(RotatedTable, TheForwardGivesTheSameBitsFromTheTable) {
           for (int threads : {1, 3}) {
             for (bool tabulated : {true, false}) {
               internal::Plan plan = internal::MakePlan(call.problem, access, {threads, nullptr});
-              ASSERT_EQ(plan.rotated_table_bytes > 0, true) << impl->name;
-              if (!tabulated) plan.rotated_table_bytes = 0;
+              plan.rotated_table_bytes = tabulated ? internal::RotatedTableBytes(call.problem) : 0;
+              ASSERT_TRUE(!tabulated || plan.rotated_table_bytes > 0) << impl->name;
               internal::WorkingMemory memory;
               internal::ReserveWorkingMemory(call.problem, plan, memory);
               std::fill(out.begin(), out.end(), kNanByte);
