@@ -32,8 +32,36 @@ stage() {
   if [ -n "$1" ]; then echo "== $1"; fi
 }
 
-stage "native build and tests"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_BUILD_BENCHMARKS=ON
+# The native build's one configuration, declared here for every stage that uses "$build": the library, its tests and
+# the layout report, and the engines' extensions that the TVM, OpenVINO and PyTorch 1.13 stages test, each on the
+# SDK that .ci/setup-debian.sh puts in .peers/ (Debian's libtorch-dev for PyTorch). The native stage builds them
+# all once; the engine stages only run their tests, and the install check installs what this configuration names.
+# Each extension is set ON or OFF explicitly, so a build directory left by a run with other ROIALIGN_SKIP_* switches
+# gets this run's configuration. An extension is ON exactly when a stage below tests it: TVM with the Python stage
+# (its tests run in the Python stage's venv), OpenVINO unless skipped, PyTorch 1.13 with both (its tests need the
+# venv and run ONNX models in OpenVINO with the extension).
+tvm=OFF openvino=OFF torch=OFF
+engines=()
+if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
+  # apache-tvm and apache-tvm-ffi come from .ci/setup-debian.sh (.peers/); their absence fails the run.
+  if [ ! -d .peers/tvm ] || [ ! -d .peers/tvm_ffi ]; then echo "apache-tvm is not installed in .peers/"; exit 1; fi
+  tvm=ON engines+=(-Dtvm_ffi_DIR="$root/.peers/tvm_ffi/share/cmake/tvm_ffi")
+fi
+if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
+  # The wheel (with onnx and onnxruntime) is in .peers/ (.ci/setup-debian.sh). CI must test it: a missing
+  # wheel fails here instead of skipping.
+  ovsdk="$root/.peers/openvino/cmake"
+  if [ ! -f "$ovsdk/OpenVINOConfig.cmake" ]; then
+    echo "no OpenVINO SDK at $ovsdk: run .ci/setup-debian.sh (or set ROIALIGN_SKIP_OPENVINO=1)"; exit 1
+  fi
+  openvino=ON engines+=(-DOpenVINO_DIR="$ovsdk")
+fi
+if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "$openvino" = ON ]; then torch=ON; fi
+
+stage "native build and tests (extensions: TVM $tvm, OpenVINO $openvino, PyTorch 1.13 $torch)"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROIALIGN_WERROR=ON -DROIALIGN_BUILD_BENCHMARKS=ON \
+  -DROIALIGN_BUILD_TVM_EXTENSION=$tvm -DROIALIGN_BUILD_OPENVINO_EXTENSION=$openvino \
+  -DROIALIGN_BUILD_TORCH_EXTENSION=$torch "${engines[@]}"
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" -j "$jobs" --output-on-failure
 
@@ -55,36 +83,24 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ]; then
   "$py/venv/bin/python" -I tests/python/torchvision_tests/run.py --tests .peers/torchvision-tests
 
   stage "TVM: libroialign_tvm.so (apache-tvm-ffi) and roialign.tvm.dispatch_roi_align on Relax models (apache-tvm)"
-  # apache-tvm and apache-tvm-ffi come from .ci/setup-debian.sh (.peers/); their absence fails this stage.
-  if [ ! -d .peers/tvm ] || [ ! -d .peers/tvm_ffi ]; then echo "apache-tvm is not installed in .peers/"; exit 1; fi
-  cmake -S . -B "$build" -DROIALIGN_BUILD_TVM_EXTENSION=ON -Dtvm_ffi_DIR="$root/.peers/tvm_ffi/share/cmake/tvm_ffi" \
-    >/dev/null
-  cmake --build "$build" -j "$jobs" --target roialign_tvm
+  # libroialign_tvm.so: built by the native stage (the configuration above).
   ROIALIGN_REQUIRE_TVM=1 ROIALIGN_PEERS_PATH="$root/.peers" \
     ROIALIGN_TVM_LIBRARY="$build/engines/tvm/libroialign_tvm.so" \
     "$py/venv/bin/python" -I -m pytest -p no:cacheprovider tests/python/test_tvm.py
 fi
 
-if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
+if [ "$openvino" = ON ]; then
   stage "OpenVINO extension (engines/openvino) on the openvino wheel's C++ SDK; ONNX models vs ONNX Runtime"
-  # The wheel (with onnx and onnxruntime) is in .peers/ (.ci/setup-debian.sh). CI must test it: a missing
-  # wheel fails here instead of skipping.
-  ovsdk="$root/.peers/openvino/cmake"
-  if [ ! -f "$ovsdk/OpenVINOConfig.cmake" ]; then
-    echo "no OpenVINO SDK at $ovsdk: run .ci/setup-debian.sh (or set ROIALIGN_SKIP_OPENVINO=1)"; exit 1
-  fi
-  cmake -S . -B "$build" -DROIALIGN_BUILD_OPENVINO_EXTENSION=ON -DOpenVINO_DIR="$ovsdk" >/dev/null
-  cmake --build "$build" -j "$jobs" --target roialign_openvino
+  # libroialign_openvino.so: built by the native stage on the wheel's C++ SDK (the configuration above).
   ROIALIGN_REQUIRE_OPENVINO=1 ROIALIGN_PEERS_PATH="$root/.peers" \
     ROIALIGN_OPENVINO_EXTENSION="$build/engines/openvino/libroialign_openvino.so" \
     .ci/python -m pytest -p no:cacheprovider -q tests/engines/test_openvino.py tests/engines/test_openvino_rotated.py
 fi
 
-if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ]; then
+if [ "$torch" = ON ]; then
   stage "PyTorch operators (engines/torch, Debian's libtorch-dev): torch.ops.roialign, roialign.nn, TorchScript in "\
 "Python and C++, ONNX in ONNX Runtime and OpenVINO, Faster and Mask R-CNN"
-  cmake -S . -B "$build" -DROIALIGN_BUILD_TORCH_EXTENSION=ON >/dev/null
-  cmake --build "$build" -j "$jobs" --target roialign_torch roialign_torch_load_scripted
+  # libroialign_torch.so and the C++ loader: built by the native stage on Debian's LibTorch (the configuration above).
   # The operators in Python are the package's own (no ROIALIGN_TORCH_LIBRARY); the C++ loader links the build tree's.
   ROIALIGN_REQUIRE_TORCH_OPS=1 ROIALIGN_REQUIRE_PACKAGED_TORCH_OPS=1 ROIALIGN_PEERS_PATH="$root/.peers" \
     ROIALIGN_TORCH_LOADER="$build/engines/torch/roialign_torch_load_scripted" \
@@ -92,8 +108,8 @@ if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" !
     "$py/venv/bin/python" -I -m pytest -p no:cacheprovider -q tests/python/test_torch_ops.py
 fi
 
-if [ "${ROIALIGN_SKIP_PYTHON:-0}" != "1" ] && [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ] && \
-   [ "${ROIALIGN_SKIP_TORCH2:-0}" != "1" ]; then
+# It needs the PyTorch stage's library (built against Debian's LibTorch 1.13) and the OpenVINO extension.
+if [ "$torch" = ON ] && [ "${ROIALIGN_SKIP_TORCH2:-0}" != "1" ]; then
   stage "PyTorch 2.x from PyPI: torch and torchvision in a plain venv, pip install . against their LibTorch (beside "\
 "Debian's libtorch-dev), the Python tests there: torch.compile, torch.export, FX, TorchScript in Python and C++, ONNX"
   # The venv sees nothing of Debian's: torch, torchvision (with their CUDA wheels, about 5.4 GB installed) and pytest
@@ -128,9 +144,12 @@ cmake --install "$build" --prefix "$build/install" >/dev/null
 grep -qx "License: Apache-2.0" "$build/install/lib/pkgconfig/roialign.pc"
 grep -q 'set(roialign_LICENSE "Apache-2.0")' "$build/install/lib/cmake/roialign/roialignConfig.cmake"
 cmp -s LICENSE "$build/install/share/doc/roialign/LICENSE"
-if [ "${ROIALIGN_SKIP_OPENVINO:-0}" != "1" ] && [ ! -f "$build/install/lib/libroialign_openvino.so" ]; then
-  echo "the OpenVINO extension was not installed into lib/"; exit 1
-fi
+# Every extension of the configuration is installed into lib/ (cmake --install installs every component).
+for ext in tvm:$tvm openvino:$openvino torch:$torch; do
+  if [ "${ext#*:}" = ON ] && [ ! -f "$build/install/lib/libroialign_${ext%:*}.so" ]; then
+    echo "the ${ext%:*} extension was not installed into lib/"; exit 1
+  fi
+done
 cmake -S examples -B "$build/example" -G Ninja -DCMAKE_PREFIX_PATH="$build/install"
 cmake --build "$build/example"
 LD_LIBRARY_PATH="$build/install/lib" "$build/example/roialign_example_cpp"
