@@ -21,7 +21,8 @@ By default only NCHW16c folds: roialign's NCHW4c and NCHW8c kernels are slower t
 transform costs (docs/tvm.md has the figures); ``fold_blocks`` chooses.
 
 This module imports tvm; ``import roialign`` does not. It uses nothing else of the package (the library itself
-answers whether it serves an attribute set), so it also works loaded on its own from its file.
+answers whether it serves an attribute set, and which layouts are blocked, with which block), so it also works
+loaded on its own from its file.
 """
 import ctypes
 import os
@@ -37,6 +38,8 @@ _CHECK = "roialign.roi_align_check"
 LIBRARY_ENV = "ROIALIGN_TVM_LIBRARY"
 _ROI_ALIGN = "relax.vision.roi_align"
 _libraries = []  # loaded libraries stay loaded: their functions are registered in TVM's global table
+_SONAME = "libroialign_tvm.so"  # engines/tvm/CMakeLists.txt sets no version: the file's name is its soname
+_ENUM_LAYOUT = 0  # ROIALIGN_ENUM_LAYOUT of roialign.h, the ABI's value
 
 
 class DispatchWarning(UserWarning):
@@ -73,7 +76,32 @@ def _static_int_tuple(values):
     return tuple(int(v) for v in values)
 
 
-_BLOCKS = (4, 8, 16)
+def _channel_blocks():
+    """{b: layout name} of the channel-blocked layouts ({4: "NCHW4c", 8: "NCHW8c", 16: "NCHW16c"}), from the
+    libroialign.so the registered functions run on (roialign_enum_name, roialign_layout_channel_block), through
+    the libroialign_tvm.so that load_library loaded or, when the functions were registered without it, the one
+    already in the process; dlsym on its handle also searches the libraries it links."""
+    if _libraries:
+        library = _libraries[0]
+    else:
+        try:
+            library = ctypes.CDLL(_SONAME, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        except OSError:
+            raise RuntimeError("roialign.tvm: %s is registered, but no %s is loaded to ask which layouts are blocked; "
+                               "pass its path to load_library()" % (FUNCTION, _SONAME)) from None
+    name_of, block_of = library.roialign_enum_name, library.roialign_layout_channel_block
+    name_of.argtypes, name_of.restype = [ctypes.c_int, ctypes.c_int32], ctypes.c_char_p
+    block_of.argtypes, block_of.restype = [ctypes.c_int], ctypes.c_int32
+    blocks = {}
+    value = 0
+    while True:
+        name = name_of(_ENUM_LAYOUT, value)
+        if name is None:
+            return blocks
+        b = block_of(value)
+        if b > 0:
+            blocks[b] = name.decode()
+        value += 1
 
 
 def _analyzer():
@@ -96,13 +124,14 @@ def _static_shape(expr):
     return tuple(int(v) for v in values)
 
 
-def _block_of_unblocking(index_map):
-    """b when ``index_map`` is NCHW[b]c -> NCHW, ``(n, c1, h, w, c0) -> (n, c1 * b + c0, h, w)``, else None."""
+def _block_of_unblocking(index_map, blocks):
+    """b of ``blocks`` when ``index_map`` is NCHW[b]c -> NCHW, ``(n, c1, h, w, c0) -> (n, c1 * b + c0, h, w)``, else
+    None."""
     ins, outs = index_map.initial_indices, index_map.final_indices
     if len(ins) != 5 or len(outs) != 4:
         return None
     analyzer = _analyzer()
-    for b in _BLOCKS:
+    for b in blocks:
         expected = (ins[0], ins[1] * b + ins[4], ins[2], ins[3])
         if all(analyzer.can_prove_equal(o, e) for o, e in zip(outs, expected)):
             return b
@@ -182,6 +211,7 @@ class _BlockedPlan:
     whose bindings go (transforms that no longer have a consumer, folded results that only fed such consumers)."""
 
     def __init__(self, func, check, roi_align_op, transform_op, blocks):
+        """``blocks``: {b: the library's name of the NCHW[b]c layout} of the blocks to fold."""
         self.folds, self.rebind, self.drop = {}, {}, set()
         var2val = relax.analysis.get_var2val(func)
         counter = _UseCounter()
@@ -200,12 +230,12 @@ class _BlockedPlan:
             unblock = var2val.get(value.args[0])
             if not _is_layout_transform(unblock, transform_op):
                 continue
-            b = _block_of_unblocking(unblock.attrs.index_map)
+            b = _block_of_unblocking(unblock.attrs.index_map, blocks)
             blocked = unblock.args[0]
             shape = _static_shape(blocked)
-            if b not in blocks or shape is None or len(shape) != 5 or shape[4] != b or _static_shape(var) is None:
+            if b is None or shape is None or len(shape) != 5 or shape[4] != b or _static_shape(var) is None:
                 continue
-            args, reason = _refusal(value, check, data=blocked, layout="NCHW%dc" % b)
+            args, reason = _refusal(value, check, data=blocked, layout=blocks[b])
             if args is None:  # the blocked kernels refuse these attributes: the NCHW dispatch stays
                 continue
             self.folds[var] = (blocked, b, args)
@@ -278,11 +308,13 @@ def dispatch_roi_align(mod, library=None, fold_blocks=(16,)):
 
     ``fold_blocks``: the channel blocks b (of 4, 8, 16) for which an NCHW call on the layout_transform of an
     NCHW[b]c tensor runs roialign's blocked kernel on that tensor instead (see the module's doc); () folds none."""
-    blocks = tuple(int(b) for b in fold_blocks)
-    if any(b not in _BLOCKS for b in blocks):
-        raise ValueError("roialign.tvm: fold_blocks %r: the blocked layouts have blocks of 4, 8 and 16"
-                         % (fold_blocks,))
     load_library(library)
+    layouts = _channel_blocks()
+    blocks = {int(b): layouts.get(int(b)) for b in fold_blocks}
+    if None in blocks.values():
+        known = sorted(layouts)
+        raise ValueError("roialign.tvm: fold_blocks %r: the blocked layouts have blocks of %s and %d"
+                         % (fold_blocks, ", ".join(map(str, known[:-1])), known[-1]))
     check = tvm.get_global_func(_CHECK)
     dispatcher = _Dispatcher(mod, check, blocks)
     for gvar, func in mod.functions_items():

@@ -364,6 +364,36 @@ def test_default_folds_nchw16c_only():
         rtvm.dispatch_roi_align(mod, fold_blocks=(32,))
 
 
+def test_blocks_come_from_the_library():
+    """The pass's blocked layouts and their blocks are the library's (roialign_enum_name,
+    roialign_layout_channel_block), as the package reads them: the binding keeps no copy."""
+    assert rtvm._channel_blocks() == {b: name for name, b in roialign._BLOCKS.items()}
+    assert sorted(rtvm._channel_blocks()) == [4, 8, 16]
+
+
+FOREIGN_LOAD = """
+import ctypes, os, sys
+sys.path[:0] = sys.argv[1].split(os.pathsep)
+os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")
+import tvm_ffi._optional_torch_c_dlpack as addon
+addon.load_torch_c_dlpack_extension = lambda: None
+import tvm  # loads libtvm_ffi.so, which the library needs
+ctypes.CDLL(sys.argv[2])  # registers the functions without load_library
+import roialign.tvm as rtvm
+assert not rtvm._libraries and tvm.get_global_func(rtvm.FUNCTION, allow_missing=True) is not None
+print(sorted(rtvm._channel_blocks().items()))
+"""
+
+
+def test_blocks_of_a_library_loaded_elsewhere():
+    """When libroialign_tvm.so was loaded without load_library (its functions registered all the same), the blocks
+    come from that library, found in the process by its soname."""
+    proc = subprocess.run([sys.executable, "-I", "-c", FOREIGN_LOAD, os.pathsep.join(sys.path),
+                           os.path.abspath(LIBRARY)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "[(4, 'NCHW4c'), (8, 'NCHW8c'), (16, 'NCHW16c')]"
+
+
 def test_blocked_float16_map():
     """A float16 blocked map folds too: the NHWC kernel's float16 bits, and TVM's result within float16 rounding."""
     x, rois = problem("NCHW", seed=21, c=32)
