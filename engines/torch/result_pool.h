@@ -12,14 +12,16 @@
 namespace roialign_torch {
 
 // An uninitialized [K, C, PH, PW] tensor of `options` in `format` (Contiguous or ChannelsLast). CPU results of at
-// least kPooledResultBytes reuse a freed block of the pool when one fits (its capacity at most twice the request);
-// others, and other devices, come from at::empty.
+// least kPooledResultBytes reuse a freed block of the pool when one fits (its capacity at most twice the request),
+// else take a new block, advised MADV_HUGEPAGE; others, and other devices, come from at::empty.
 at::Tensor NewResult(at::IntArrayRef sizes, const at::TensorOptions& options, c10::MemoryFormat format);
 
 // Returns every free block of the pool to torch's allocator (torch.ops.roialign.empty_cache); results still alive
 // return theirs when they die, then are freed.
 void EmptyResultPool();
 
+// Also the threshold of the package's one huge-page policy (docs/python.md, "New results"), which
+// python/roialign/__init__.py (_HUGE_PAGE_RESULT_BYTES) applies to the extension's torch results.
 constexpr size_t kPooledResultBytes = size_t{4} << 20;
 
 }  // namespace roialign_torch

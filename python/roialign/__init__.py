@@ -380,8 +380,9 @@ def _boxes(boxes, dtype="float32", rotated=False):
     return _rows(b, "boxes", rows_dtype), None
 
 
-# New torch results at least this large get transparent huge pages, as numpy gives its own arrays of 4 MiB and more
-# (docs/python.md, "New results").
+# The one huge-page policy for new torch results (docs/python.md, "New results"): a new result of at least this size
+# is advised MADV_HUGEPAGE before its first write, here and in the torch operators' result pool, whose threshold
+# (kPooledResultBytes, engines/torch/result_pool.h) is the same 4 MiB. numpy advises its own arrays from 4 MiB too.
 _HUGE_PAGE_RESULT_BYTES = 4 << 20
 
 

@@ -548,9 +548,9 @@ def _thp_possible():
 @needs_torch
 @pytest.mark.skipif(not _thp_possible(), reason="Linux without transparent huge pages")
 def test_new_large_torch_results_ask_for_huge_pages():
-    # A new torch result of 4 MiB or more from the extension is advised MADV_HUGEPAGE before the kernel touches it
-    # (the "hg" flag of its mapping), as numpy advises its own large arrays; out= memory is never advised. The torch
-    # operator's results come from blocks it reuses, which are not advised (engines/torch/result_pool.cc).
+    # The one huge-page policy (docs/python.md, "New results"): a new torch result of 4 MiB or more is advised
+    # MADV_HUGEPAGE before the kernel touches it (the "hg" flag of its mapping), from the extension and from the torch
+    # operator's result pool (engines/torch/result_pool.cc) alike; out= memory is never advised.
     x = torch.rand(1, 64, 40, 40)
     boxes = torch.tensor([[0, 0, 0, 60, 60]], dtype=torch.float32).repeat(3000, 1)  # 3000 x 64 x 49 x 4 B = 37 MB
     y = roialign.roi_align(x, boxes, 7, 0.25, 2, num_threads=1)  # not the defaults: the extension, not the operator
@@ -562,12 +562,18 @@ def test_new_large_torch_results_ask_for_huge_pages():
     roialign.roi_align(x, boxes, 7, 0.25, 2, out=out)
     assert "hg" not in _vma_flags(out.data_ptr() + out.numel() * 2)
     assert torch.equal(out, y)
+    # Exactly 4 MiB (256 boxes x 64 channels x 8 x 8 x 4 B): advised on both routes, so neither threshold is above it.
+    y4 = roialign.roi_align(x, boxes[:256], 8, 0.25, 2, num_threads=1)
+    assert y4.numel() * 4 == 4 << 20 and "hg" in _vma_flags(y4.data_ptr() + y4.numel() * 2)
     from roialign import _torch_ops
 
     if _torch_ops.available() is not None:
         pooled = torch.ops.roialign.roi_align(x, boxes, 0.25, 7, 7, 2, False)
-        assert "hg" not in _vma_flags(pooled.data_ptr() + pooled.numel() * 2)
+        assert "hg" in _vma_flags(pooled.data_ptr() + pooled.numel() * 2)
         assert torch.equal(pooled, y)
+        pooled4 = torch.ops.roialign.roi_align(x, boxes[:256], 0.25, 8, 8, 2, False)
+        assert "hg" in _vma_flags(pooled4.data_ptr() + pooled4.numel() * 2)
+        assert torch.equal(pooled4, y4)
 
 
 @needs_torch
