@@ -208,29 +208,52 @@ struct RowExtent {
 
 // Every sample of a rotated RoI, bin-major ((ph, pw), then (iy, ix)), into out[0, ph * pw * grid_h * grid_w), and the
 // rows their taps reach: of the RoI, extents[0]; of bin row ph, extents[1 + ph]; of bin (ph, pw), extents[1 +
-// pooled_h + ph * pooled_w + pw].
+// pooled_h + ph * pooled_w + pw]. Each map point is RotatedSample's, rounded as it rounds them; its products are
+// taken once: a sample row's once per row, a sample column's once per RoI where the RoI's columns fit on the stack
+// (the fill is serial work before a call's tasks).
 template <typename R>
 inline void FillRotatedSampleTaps(const RoiAxesOf<R>& a, int64_t pooled_h, int64_t pooled_w, int64_t height,
                                   int64_t width, RotatedSampleOf<R>* out, RowExtent* extents) {
   std::fill(extents, extents + 1 + pooled_h + pooled_h * pooled_w, RowExtent());
+  const RotationOf<R>& t = a.rotation;
+  const int64_t grid_h = a.gy.grid, grid_w = a.gx.grid, columns = pooled_w * grid_w;
+  constexpr int64_t kStackColumns = 256;
+  R x_sin[kStackColumns], x_cos[kStackColumns];
+  const bool stacked = columns <= kStackColumns;
+  for (int64_t c = 0; stacked && c < columns; ++c) {
+    const R xx = SamplePosition(a.gx, c / grid_w, c % grid_w);
+    x_sin[c] = xx * t.sin;
+    x_cos[c] = xx * t.cos;
+  }
   for (int64_t ph = 0; ph < pooled_h; ++ph) {
-    for (int64_t pw = 0; pw < pooled_w; ++pw) {
-      RowExtent& bin = extents[1 + pooled_h + ph * pooled_w + pw];
-      for (int64_t iy = 0; iy < a.gy.grid; ++iy) {
-        for (int64_t ix = 0; ix < a.gx.grid; ++ix, ++out) {
-          AxisTapOf<R> y, x;
-          RotatedSampleTaps(a, ph, pw, iy, ix, height, width, &y, &x);
+    RowExtent* const bins = extents + 1 + pooled_h + ph * pooled_w;
+    for (int64_t iy = 0; iy < grid_h; ++iy) {
+      const R yy = SamplePosition(a.gy, ph, iy), y_cos = yy * t.cos, y_sin = yy * t.sin;
+      for (int64_t pw = 0; pw < pooled_w; ++pw) {
+        RotatedSampleOf<R>* const row = out + ((ph * pooled_w + pw) * grid_h + iy) * grid_w;
+        for (int64_t ix = 0; ix < grid_w; ++ix) {
+          R xs, xc;
+          if (stacked) {
+            xs = x_sin[pw * grid_w + ix];
+            xc = x_cos[pw * grid_w + ix];
+          } else {
+            const R xx = SamplePosition(a.gx, pw, ix);
+            xs = xx * t.sin;
+            xc = xx * t.cos;
+          }
+          // RotatedSample's (yy cos - xx sin + centre_y, yy sin + xx cos + centre_x).
+          const AxisTapOf<R> y = TapOf(y_cos - xs + t.centre_y, height), x = TapOf(y_sin + xc + t.centre_x, width);
           if (!y.valid || !x.valid) {
-            *out = RotatedSampleOf<R>();
+            row[ix] = RotatedSampleOf<R>();
             continue;
           }
-          *out = {static_cast<int32_t>(y.lo), static_cast<int32_t>(y.hi), static_cast<int32_t>(x.lo),
-                  static_cast<int32_t>(x.hi), y.w_lo, y.w_hi, x.w_lo, x.w_hi};
-          bin.Add(out->y_lo, out->y_hi);
+          row[ix] = {static_cast<int32_t>(y.lo), static_cast<int32_t>(y.hi), static_cast<int32_t>(x.lo),
+                     static_cast<int32_t>(x.hi), y.w_lo, y.w_hi, x.w_lo, x.w_hi};
+          bins[pw].Add(row[ix].y_lo, row[ix].y_hi);
         }
       }
-      extents[1 + ph].Add(bin.first, bin.last);
     }
+    for (int64_t pw = 0; pw < pooled_w; ++pw) extents[1 + ph].Add(bins[pw].first, bins[pw].last);
     extents[0].Add(extents[1 + ph].first, extents[1 + ph].last);
   }
 }
