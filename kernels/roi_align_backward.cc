@@ -385,10 +385,19 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
       }
       LoadGradientRow(dy, grad, k, c0, n, ph, pw_begin, pw_end, np, gradients);
       if (mode == PoolMode::kAvg) {
-        // The forward divides a bin's sum by the count; its transpose scales the bin's dY, once per bin row.
-        const auto vcount = hn::Set(df, count);
-        for (int64_t j = pw_begin * np; j < pw_end * np; j += lanes) {
-          hn::Store(hn::Div(hn::Load(df, gradients + j), vcount), df, gradients + j);
+        // The forward divides a bin's sum by the count; its transpose scales the bin's dY, once per bin row. A power
+        // of two's reciprocal is exact, and a product by it the quotient's bits.
+        const int64_t samples = gy.grid * gx.grid;
+        if ((samples & (samples - 1)) == 0) {
+          const auto vreciprocal = hn::Set(df, A(1) / count);
+          for (int64_t j = pw_begin * np; j < pw_end * np; j += lanes) {
+            hn::Store(hn::Mul(hn::Load(df, gradients + j), vreciprocal), df, gradients + j);
+          }
+        } else {
+          const auto vcount = hn::Set(df, count);
+          for (int64_t j = pw_begin * np; j < pw_end * np; j += lanes) {
+            hn::Store(hn::Div(hn::Load(df, gradients + j), vcount), df, gradients + j);
+          }
         }
       }
       for (int64_t pw = pw_begin; pw < pw_end; ++pw) {
