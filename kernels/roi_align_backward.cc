@@ -147,6 +147,16 @@ HWY_INLINE void PrefetchGradientRow(const T* dy, const MapStrides& g, int64_t k,
   }
 }
 
+// Asks the caches for the first samples of bin row ph of RoI k in the call's table of rotated samples, with the
+// row's dY: each RoI's samples are far from the last one's. The caches' own prefetchers follow a longer row.
+template <typename A>
+HWY_INLINE void PrefetchTableRow(const Problem& p, const RotatedSampleOf<A>* table, int64_t k, int64_t ph) {
+  constexpr int64_t kSamples = 64;
+  const RoiAxesOf<A>& axes = AxesOf<A>(p, k);
+  const int64_t row = p.params.pooled_width * axes.gy.grid * axes.gx.grid;
+  PrefetchElements(table + p.rotated_first[k] + ph * row, std::min(row, kSamples));
+}
+
 // Whether a tap of the RoI's samples along y can land in rows [begin, end): the positions are monotone in (bin,
 // sample), so the extremes are the first sample of the first bin and the last of the last, and a tap lies on the
 // floor of its position clamped to the map or one pixel past it. A superset: no contributing RoI is skipped.
@@ -352,12 +362,16 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     }
     return Visit{RunCount(p), 0, 0};
   };
-  // While a RoI adds to the range, the first bin row of the next one's dY is prefetched; each row, the next row's.
+  // While a RoI adds to the range, the first bin row of the next one's dY (and table) is prefetched; each row, the
+  // next row's.
   const int64_t runs = RunCount(p);
   for (Visit visit = visit_from(0), next; visit.i < runs; visit = next) {
     const int64_t k = RunRoi(p, visit.i);
     next = visit_from(visit.i + 1);
-    if (next.i < runs) PrefetchGradientRow(dy, grad, RunRoi(p, next.i), c0, n, next.ph_begin, PW);
+    if (next.i < runs) {
+      PrefetchGradientRow(dy, grad, RunRoi(p, next.i), c0, n, next.ph_begin, PW);
+      if (table != nullptr) PrefetchTableRow(p, table, RunRoi(p, next.i), next.ph_begin);
+    }
     const RoiAxesOf<A>& axes = AxesOf<A>(p, k);  // validation's geometry of the RoI
     const AxisGeometryOf<A>& gy = axes.gy;
     const AxisGeometryOf<A>& gx = axes.gx;
@@ -368,7 +382,10 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
     }
     const A count = static_cast<A>(gy.grid * gx.grid);
     for (int64_t ph = visit.ph_begin; ph < visit.ph_end; ++ph) {
-      if (ph + 1 < visit.ph_end) PrefetchGradientRow(dy, grad, k, c0, n, ph + 1, PW);
+      if (ph + 1 < visit.ph_end) {
+        PrefetchGradientRow(dy, grad, k, c0, n, ph + 1, PW);
+        if (table != nullptr) PrefetchTableRow(p, table, k, ph + 1);
+      }
       for (int64_t iy = 0; iy < gy.grid && !rotated; ++iy) ys[iy] = TapOf(SamplePosition(gy, ph, iy), H);
       // The row's bins that reach the range: all of them, or a rotated row's consecutive few (their centres move
       // along a line).
