@@ -259,6 +259,8 @@ Plan RotatedPlan(const Problem& p, PixelAccess access, const Threading& threadin
                  std::pmr::memory_resource* memory) {
   Plan plan(memory);
   plan.rotated = true;
+  // On the call's channel count, not a task's: every layout, thread count and split merges alike (the same bits).
+  plan.merge_rotated_pixels = p.channels >= kMergePixelsChannels;
   PlanTasks(p, access, threading, access == PixelAccess::kCopied, &plan);
   // Tasks of one channel block find each bin's taps once per call, as a table would, without its traffic (the
   // table measured 5% slower there); tasks of several blocks would each find them again.

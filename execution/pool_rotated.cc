@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rotated-RoI driver (docs/semantics.md#rotated-rois): a rotated bin's samples are not separable into rows and
 // columns, so each sample's four taps (from the call's table, rotated_table.h) go to the shared microkernel as they
-// are (MAX: per sample; AVG: pixels merged where samples share them), over the channels-last pixels of the map in
+// are (MAX; AVG unless the plan merges the pixels samples share), over the channels-last pixels of the map in
 // place (NHWC, blocked) or of the pass's image made channels-last (NCHW, whose bins then go through f32 and are
 // transposed into the planes).
 #include <algorithm>
@@ -86,7 +86,7 @@ void PoolRotatedBin(const PassContext& ctx, int64_t k, int64_t ph, int64_t pw, c
   for (int64_t s0 = 0; s0 == 0 || s0 < samples; s0 += step) {
     const int64_t s1 = std::min(samples, s0 + step);
     int64_t n = RotatedTaps(*ctx.problem, k, ph, pw, s0, s1, at, avg, taps);
-    if (avg) n = MergePixels(taps, n);
+    if (avg && ctx.plan->merge_rotated_pixels) n = MergePixels(taps, n);
     pool(mode, {taps, n, avg ? &kOne : nullptr, avg ? 1 : 0, samples, s0 == 0, s1 == samples}, run);
   }
 }

@@ -124,8 +124,30 @@ TEST(RotatedTable, TheForwardPlanTabulatesWhereTasksWouldFindTapsTwice) {
   }
 }
 
+// AVG merges a rotated bin's shared pixels from kMergePixelsChannels channels on, whatever the layout and threads: a
+// decision on the call's channels, so every split of them gives the same bits.
+TEST(RotatedTable, TheForwardPlanMergesPixelsFromItsChannelCount) {
+  std::mt19937 rng(9);
+  for (Layout layout : {Layout::kNHWC, Layout::kNCHW16c}) {
+    RotatedCall call;
+    std::vector<unsigned char> out(static_cast<size_t>(kK * kC * 6 * 4));
+    ASSERT_TRUE(MakeCall(&rng, RotatedParams(layout, DType::kF32, PoolMode::kAvg), out.data(), &call));
+    for (int64_t channels :
+         {int64_t{12}, internal::kMergePixelsChannels - 1, internal::kMergePixelsChannels, int64_t{1024}}) {
+      call.problem.channels = channels;  // planned only
+      for (int threads : {1, 8}) {
+        const internal::Plan plan =
+            internal::MakePlan(call.problem, internal::PixelAccess::kInPlace, {threads, nullptr});
+        EXPECT_EQ(plan.merge_rotated_pixels, channels >= internal::kMergePixelsChannels)
+            << ToString(layout) << " " << channels << " channels, " << threads << " threads";
+      }
+    }
+  }
+}
+
 // Every built-in forward driver this CPU runs (f32 and the 16-bit dtypes; F64 runs whole RoIs) gives the same bits
-// from the call's table as without it, in every layout and pool mode, on 1 and 3 threads.
+// from the call's table as without it, in every layout and pool mode, on 1 and 3 threads, merging AVG's pixels or
+// not.
 TEST(RotatedTable, TheForwardGivesTheSameBitsFromTheTable) {
   std::mt19937 rng(17);
   int64_t compared = 0;
@@ -142,20 +164,25 @@ TEST(RotatedTable, TheForwardGivesTheSameBitsFromTheTable) {
           RotatedCall call;
           std::vector<unsigned char> out(bytes, kNanByte);
           ASSERT_TRUE(MakeCall(&rng, RotatedParams(layout, dtype, mode), out.data(), &call));
-          for (int threads : {1, 3}) {
-            for (bool tabulated : {true, false}) {
-              internal::Plan plan = internal::MakePlan(call.problem, access, {threads, nullptr});
-              plan.rotated_table_bytes = tabulated ? internal::RotatedTableBytes(call.problem) : 0;
-              ASSERT_TRUE(!tabulated || plan.rotated_table_bytes > 0) << impl->name;
-              internal::WorkingMemory memory;
-              internal::ReserveWorkingMemory(call.problem, plan, memory);
-              std::fill(out.begin(), out.end(), kNanByte);
-              internal::Execute(call.problem, plan, impl->builtin, {threads, nullptr}, memory);
-              outs.push_back(out);
+          for (bool merged : {false, true}) {
+            outs.clear();
+            for (int threads : {1, 3}) {
+              for (bool tabulated : {true, false}) {
+                internal::Plan plan = internal::MakePlan(call.problem, access, {threads, nullptr});
+                plan.rotated_table_bytes = tabulated ? internal::RotatedTableBytes(call.problem) : 0;
+                plan.merge_rotated_pixels = merged;
+                ASSERT_TRUE(!tabulated || plan.rotated_table_bytes > 0) << impl->name;
+                internal::WorkingMemory memory;
+                internal::ReserveWorkingMemory(call.problem, plan, memory);
+                std::fill(out.begin(), out.end(), kNanByte);
+                internal::Execute(call.problem, plan, impl->builtin, {threads, nullptr}, memory);
+                outs.push_back(out);
+              }
             }
-          }
-          for (size_t i = 1; i < outs.size(); ++i) {
-            EXPECT_TRUE(outs[i] == outs[0]) << impl->name << " " << ToString(dtype) << " " << ToString(mode) << " run " << i;
+            for (size_t i = 1; i < outs.size(); ++i) {
+              EXPECT_TRUE(outs[i] == outs[0]) << impl->name << " " << ToString(dtype) << " " << ToString(mode)
+                                              << (merged ? " merged" : "") << " run " << i;
+            }
           }
           ++compared;
         }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "execution/plan.h"
 #include "include/roialign/roialign.h"
 #include "tests/test_util.h"
 
@@ -166,35 +167,40 @@ TEST(Rotated, EveryTargetMatchesTheReferenceForward) {
   std::vector<std::string> tested;
   for (const Convention& conv : kConventions) {
     for (PoolMode mode : internal::AllValues<PoolMode>()) {
-      for (DType dtype : internal::AllValues<DType>()) {
-        for (Layout layout : internal::AllValues<Layout>()) {
-          const bool batch_indices = layout == Layout::kNHWC;  // both row forms
-          const RotatedCase r = RandomCase(&rng, 2, 21, 11, 13, 14, 0.5, conv.unit);
-          const roialign_params p =
-              RotatedParams(layout, dtype, mode, conv.coordinates, conv.unit, conv.rotation, conv.ratio, false);
-          KernelHolder reference;
-          ASSERT_EQ(roialign_select("generic", &p, &reference.k), ROIALIGN_OK) << roialign_last_error();
-          const Tensors t = Store(r, p, batch_indices, &rng);
-          const std::vector<unsigned char> want = Forward(reference.k, t);
-          const size_t count = t.out_bytes / static_cast<size_t>(internal::BytesOf(dtype));
-          const std::vector<float> want_f = WidenFrom(dtype, want.data(), count);
-          for (const std::string& target : targets) {
-            KernelHolder kernel;
-            if (target == "generic" || roialign_select(target.c_str(), &p, &kernel.k) != ROIALIGN_OK) continue;
-            const std::string name = roialign_kernel_name(kernel.k);
-            if (std::find(tested.begin(), tested.end(), name) == tested.end()) tested.push_back(name);
-            const std::vector<unsigned char> got = Forward(kernel.k, t, 2);
-            const std::string what = name + " " + ToString(mode) + " " + ToString(dtype) + " unit " +
-                                     std::to_string(conv.unit);
-            if (dtype == DType::kF64) {  // float64 kernels give the reference's bits
-              EXPECT_TRUE(got == want) << what;
-              continue;
-            }
-            const std::vector<float> got_f = WidenFrom(dtype, got.data(), count);
-            size_t bad = 0;
-            for (size_t i = 0; i < count; ++i) {
-              if (!WithinTolerance(got_f[i], want_f[i], dtype) && bad++ < 3) {
-                ADD_FAILURE() << what << ": element " << i << " got " << got_f[i] << " want " << want_f[i];
+      // AVG reads each sample's taps below kMergePixelsChannels and merges a bin's shared pixels from there on (the
+      // plan's choice): both.
+      for (int64_t channels : {int64_t{21}, internal::kMergePixelsChannels}) {
+        if (channels != 21 && mode != PoolMode::kAvg) continue;
+        for (DType dtype : internal::AllValues<DType>()) {
+          for (Layout layout : internal::AllValues<Layout>()) {
+            const bool batch_indices = layout == Layout::kNHWC;  // both row forms
+            const RotatedCase r = RandomCase(&rng, 2, channels, 11, 13, 14, 0.5, conv.unit);
+            const roialign_params p =
+                RotatedParams(layout, dtype, mode, conv.coordinates, conv.unit, conv.rotation, conv.ratio, false);
+            KernelHolder reference;
+            ASSERT_EQ(roialign_select("generic", &p, &reference.k), ROIALIGN_OK) << roialign_last_error();
+            const Tensors t = Store(r, p, batch_indices, &rng);
+            const std::vector<unsigned char> want = Forward(reference.k, t);
+            const size_t count = t.out_bytes / static_cast<size_t>(internal::BytesOf(dtype));
+            const std::vector<float> want_f = WidenFrom(dtype, want.data(), count);
+            for (const std::string& target : targets) {
+              KernelHolder kernel;
+              if (target == "generic" || roialign_select(target.c_str(), &p, &kernel.k) != ROIALIGN_OK) continue;
+              const std::string name = roialign_kernel_name(kernel.k);
+              if (std::find(tested.begin(), tested.end(), name) == tested.end()) tested.push_back(name);
+              const std::vector<unsigned char> got = Forward(kernel.k, t, 2);
+              const std::string what = name + " " + ToString(mode) + " " + ToString(dtype) + " unit " +
+                                       std::to_string(conv.unit) + " C " + std::to_string(channels);
+              if (dtype == DType::kF64) {  // float64 kernels give the reference's bits
+                EXPECT_TRUE(got == want) << what;
+                continue;
+              }
+              const std::vector<float> got_f = WidenFrom(dtype, got.data(), count);
+              size_t bad = 0;
+              for (size_t i = 0; i < count; ++i) {
+                if (!WithinTolerance(got_f[i], want_f[i], dtype) && bad++ < 3) {
+                  ADD_FAILURE() << what << ": element " << i << " got " << got_f[i] << " want " << want_f[i];
+                }
               }
             }
           }
