@@ -116,11 +116,25 @@ template <typename R>
 struct MapPointOf {
   R y, x;
 };
+// A position along one of the box's axes times the angle's cosine and sine: taken once per sample row (yy) or
+// column (xx) where many samples share it.
+template <typename R>
+struct TurnedOf {
+  R cos, sin;
+};
+template <typename R>
+inline TurnedOf<R> Turned(R position, const RotationOf<R>& t) {
+  return {position * t.cos, position * t.sin};
+}
+// The map point of the sample at yy, xx: (yy cos - xx sin + centre_y, yy sin + xx cos + centre_x).
+template <typename R>
+inline MapPointOf<R> RotatedPoint(const TurnedOf<R>& yy, const TurnedOf<R>& xx, const RotationOf<R>& t) {
+  return {yy.cos - xx.sin + t.centre_y, yy.sin + xx.cos + t.centre_x};
+}
 template <typename R>
 inline MapPointOf<R> RotatedSample(const RoiAxesOf<R>& a, int64_t ph, int64_t pw, int64_t iy, int64_t ix) {
-  const R yy = SamplePosition(a.gy, ph, iy), xx = SamplePosition(a.gx, pw, ix);
   const RotationOf<R>& t = a.rotation;
-  return {yy * t.cos - xx * t.sin + t.centre_y, yy * t.sin + xx * t.cos + t.centre_x};
+  return RotatedPoint(Turned(SamplePosition(a.gy, ph, iy), t), Turned(SamplePosition(a.gx, pw, ix), t), t);
 }
 
 // A rotated RoI's row (cx, cy, w, h, angle), its batch index given, as geometry: the centre scaled and moved by the
@@ -218,31 +232,22 @@ inline void FillRotatedSampleTaps(const RoiAxesOf<R>& a, int64_t pooled_h, int64
   const RotationOf<R>& t = a.rotation;
   const int64_t grid_h = a.gy.grid, grid_w = a.gx.grid, columns = pooled_w * grid_w;
   constexpr int64_t kStackColumns = 256;
-  R x_sin[kStackColumns], x_cos[kStackColumns];
+  TurnedOf<R> stacked_columns[kStackColumns];
   const bool stacked = columns <= kStackColumns;
   for (int64_t c = 0; stacked && c < columns; ++c) {
-    const R xx = SamplePosition(a.gx, c / grid_w, c % grid_w);
-    x_sin[c] = xx * t.sin;
-    x_cos[c] = xx * t.cos;
+    stacked_columns[c] = Turned(SamplePosition(a.gx, c / grid_w, c % grid_w), t);
   }
   for (int64_t ph = 0; ph < pooled_h; ++ph) {
     RowExtent* const bins = extents + 1 + pooled_h + ph * pooled_w;
     for (int64_t iy = 0; iy < grid_h; ++iy) {
-      const R yy = SamplePosition(a.gy, ph, iy), y_cos = yy * t.cos, y_sin = yy * t.sin;
+      const TurnedOf<R> yy = Turned(SamplePosition(a.gy, ph, iy), t);
       for (int64_t pw = 0; pw < pooled_w; ++pw) {
         RotatedSampleOf<R>* const row = out + ((ph * pooled_w + pw) * grid_h + iy) * grid_w;
         for (int64_t ix = 0; ix < grid_w; ++ix) {
-          R xs, xc;
-          if (stacked) {
-            xs = x_sin[pw * grid_w + ix];
-            xc = x_cos[pw * grid_w + ix];
-          } else {
-            const R xx = SamplePosition(a.gx, pw, ix);
-            xs = xx * t.sin;
-            xc = xx * t.cos;
-          }
-          // RotatedSample's (yy cos - xx sin + centre_y, yy sin + xx cos + centre_x).
-          const AxisTapOf<R> y = TapOf(y_cos - xs + t.centre_y, height), x = TapOf(y_sin + xc + t.centre_x, width);
+          const TurnedOf<R> xx =
+              stacked ? stacked_columns[pw * grid_w + ix] : Turned(SamplePosition(a.gx, pw, ix), t);
+          const MapPointOf<R> at = RotatedPoint(yy, xx, t);
+          const AxisTapOf<R> y = TapOf(at.y, height), x = TapOf(at.x, width);
           if (!y.valid || !x.valid) {
             row[ix] = RotatedSampleOf<R>();
             continue;
