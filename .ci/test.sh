@@ -24,9 +24,8 @@ done
 jobs=${ROIALIGN_JOBS:-$(nproc)}
 build=${ROIALIGN_BUILD_DIR:-$root/build-ci}
 
-# A full disk fails pip or the linker late and obscurely (a run failed so in pip's torch download after 13 minutes),
-# so a run without the room its stages take refuses at once. The torch 2.x venv alone is about 5.4 GB, and pip
-# unpacks its wheels in the temporary directory first (docs/testing.md, "Disk").
+# A full disk fails pip or the linker late and obscurely, so a run without the room its stages take (mostly the torch
+# 2.x venv, and pip's wheels unpacked in the temporary directory first) refuses at once (docs/testing.md, "Disk").
 need_gib=${ROIALIGN_NEED_DISK_GIB:-15}
 for dir in "$root" "$(dirname "$build")" "${TMPDIR:-/tmp}"; do
   free_gib=$(( $(df -Pk "$dir" | awk 'NR == 2 { print $4 }') / 1048576 ))

@@ -144,9 +144,9 @@ int64_t MergedRotatedLoads(std::vector<std::vector<std::pair<int64_t, float>>>* 
 // The same accounting for one rotated RoI (row (batch, cx, cy, w, h, angle) at r): its samples are not separable, so
 // every count is over each sample's own four taps (RotatedSample, TapOf per axis, as execution/pool_rotated.cc):
 // D - B from the pixels of nonzero weight (a bin's weights are non-negative, so a pixel's summed weight is nonzero
-// when one of its taps' is), the loads as the AVG driver reads a bin's taps (merged by MergedRotatedLoads where the
-// plan merges them, else 4 per valid sample) or 4 per valid sample (MAX modes), the lines of each bin's distinct tap pixels, and the dY bins as
-// BackwardDyBins.
+// when one of its taps' is), the loads as the AVG driver reads a bin's taps (MergedRotatedLoads where the plan merges
+// them, else 4 per valid sample) or 4 per valid sample (MAX modes), the lines of each bin's distinct tap pixels, and
+// the dY bins as BackwardDyBins.
 void AccountRotatedRoi(const Params& params, const float* r, const WorkloadSpec& spec, int64_t H, int64_t W,
                        std::vector<char>* touched, double* fmas, double* ops_bound, double* loaded_bytes,
                        double* bin_lines, double* dy_bins) {
@@ -190,8 +190,7 @@ void AccountRotatedRoi(const Params& params, const float* r, const WorkloadSpec&
       bins_depending += depends.size() > before ? 1 : 0;
       if (spec.pool_mode == PoolMode::kAvg) {
         *dy_bins += valid > 0 ? 1 : 0;
-        // As the plan decides (Plan::merge_rotated_pixels): merged from kMergePixelsChannels on, else every tap.
-        loaded += static_cast<double>(C >= internal::kMergePixelsChannels ? MergedRotatedLoads(&pieces) : 4 * valid);
+        loaded += static_cast<double>(internal::MergesRotatedPixels(C) ? MergedRotatedLoads(&pieces) : 4 * valid);
       } else {
         *dy_bins += valid > 0 && valid == samples ? 1 : 0;
         loaded += static_cast<double>(4 * valid);

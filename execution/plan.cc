@@ -259,11 +259,10 @@ Plan RotatedPlan(const Problem& p, PixelAccess access, const Threading& threadin
                  std::pmr::memory_resource* memory) {
   Plan plan(memory);
   plan.rotated = true;
-  // On the call's channel count, not a task's: every layout, thread count and split merges alike (the same bits).
-  plan.merge_rotated_pixels = p.channels >= kMergePixelsChannels;
+  plan.merge_rotated_pixels = MergesRotatedPixels(p.channels);
   PlanTasks(p, access, threading, access == PixelAccess::kCopied, &plan);
-  // Tasks of one channel block find each bin's taps once per call, as a table would, without its traffic (the
-  // table measured 5% slower there); tasks of several blocks would each find them again.
+  // Tasks of one channel block find each bin's taps once per call, as a table would, without its traffic (which
+  // measured slower: docs/layouts.md); tasks of several blocks would each find them again.
   if (access != PixelAccess::kWholeRois && plan.channel_blocks > 1) plan.rotated_table_bytes = RotatedTableBytes(p);
   plan.staged_channels = 0;
   if (access == PixelAccess::kInPlace) plan.group_channels = IsBlocked(p.params.layout) ? kBlockedGroupChannels : 0;

@@ -128,13 +128,15 @@ struct Plan {
   bool rotated = false;
   int64_t rotated_table_bytes = 0;
   // AVG: a rotated bin's taps are sorted and the pixels its samples share merged (each read once), or each sample's
-  // four taps are read as they are: sorting costs a bin more than the loads it saves below kMergePixelsChannels.
+  // four taps are read as they are (MergesRotatedPixels).
   bool merge_rotated_pixels = false;
 };
 
-// The channels from which merging a rotated bin's shared pixels pays (the rotated workload's boxes, NHWC, AVX2, 1
-// thread, alternated: merging 1.37x slower at 64 channels, 1.05x at 256, even at 512, 1.02x faster at 1024).
+// Whether a rotated AVG call of `channels` channels merges its bins' shared pixels: sorting a bin's taps costs more
+// than the loads it saves below kMergePixelsChannels (docs/layouts.md, "the rotated backward at 40x"). On the call's
+// channels, not a task's, so every layout, thread count and split makes the same choice and gives the same bits.
 inline constexpr int64_t kMergePixelsChannels = 512;
+inline bool MergesRotatedPixels(int64_t channels) { return channels >= kMergePixelsChannels; }
 
 // The plan Run executes: RoIs in locality order; row bands when the RoIs share pixels of a map larger than a
 // band; the band transform for planar maps when the RoIs' footprint reaches a quarter of the map; channel

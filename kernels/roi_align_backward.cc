@@ -380,7 +380,8 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
         xs[pw * gx.grid + ix] = TapOf(SamplePosition(gx, pw, ix), W);
       }
     }
-    const A count = static_cast<A>(gy.grid * gx.grid);
+    const int64_t samples = gy.grid * gx.grid;
+    const A count = static_cast<A>(samples);
     for (int64_t ph = visit.ph_begin; ph < visit.ph_end; ++ph) {
       if (ph + 1 < visit.ph_end) {
         PrefetchGradientRow(dy, grad, k, c0, n, ph + 1, PW);
@@ -404,17 +405,11 @@ void RoiAlignBackward(const Problem& p, const GradientRange& r, const BackwardSc
       if (mode == PoolMode::kAvg) {
         // The forward divides a bin's sum by the count; its transpose scales the bin's dY, once per bin row. A power
         // of two's reciprocal is exact, and a product by it the quotient's bits.
-        const int64_t samples = gy.grid * gx.grid;
-        if ((samples & (samples - 1)) == 0) {
-          const auto vreciprocal = hn::Set(df, A(1) / count);
-          for (int64_t j = pw_begin * np; j < pw_end * np; j += lanes) {
-            hn::Store(hn::Mul(hn::Load(df, gradients + j), vreciprocal), df, gradients + j);
-          }
-        } else {
-          const auto vcount = hn::Set(df, count);
-          for (int64_t j = pw_begin * np; j < pw_end * np; j += lanes) {
-            hn::Store(hn::Div(hn::Load(df, gradients + j), vcount), df, gradients + j);
-          }
+        const bool exact = (samples & (samples - 1)) == 0;
+        const auto v = hn::Set(df, exact ? A(1) / count : count);
+        for (int64_t j = pw_begin * np; j < pw_end * np; j += lanes) {
+          const auto g = hn::Load(df, gradients + j);
+          hn::Store(exact ? hn::Mul(g, v) : hn::Div(g, v), df, gradients + j);
         }
       }
       for (int64_t pw = pw_begin; pw < pw_end; ++pw) {
