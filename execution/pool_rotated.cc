@@ -50,9 +50,10 @@ int64_t RotatedTaps(const Problem& p, int64_t k, int64_t ph, int64_t pw, int64_t
   return n;
 }
 
-// Where the plan merges AVG's pixels, a pixel the samples share is read once: the taps sorted by offset (stably, so each pixel's weights add in
-// sample order) and equal offsets merged, as MergeTaps merges an axis (a weight of 0 stays on its own: 0 * Inf is
-// NaN). Pieces longer than kSortedTaps stay as they are: the result then depends only on the geometry either way.
+// Where the plan merges AVG's pixels, a pixel the samples share is read once: the taps sorted by offset (stably, so
+// each pixel's weights add in sample order) and equal offsets merged, as MergeTaps merges an axis (a weight of 0
+// stays on its own: 0 * Inf is NaN). Pieces longer than kSortedTaps stay as they are: the result then depends only
+// on the geometry either way.
 constexpr int64_t kSortedTaps = 64;
 int64_t MergePixels(PixelTap* taps, int64_t n) {
   if (n > kSortedTaps) return n;
