@@ -88,7 +88,7 @@ Status CheckPyramidInputs(const MultiLevelParams& mp, const CallInputs& in) {
     return Invalid("level rule GIVEN needs levels (one int32 per RoI), but levels is null");
   }
   if (mp.level_rule != LevelRule::kGiven && in.levels != nullptr) {
-    return Invalid(std::string("levels are given, but the level rule is ") + ToString(mp.level_rule) +
+    return Invalid(std::string("levels are given, but the level rule is ") + EnumName(mp.level_rule) +
                    " (levels are read with the rule GIVEN only)");
   }
   return Status::Ok();
@@ -167,7 +167,7 @@ Status BackwardServed(const SelectedKernel& selected, const Params& params) {
     return Status::Ok();
   }
   return Status(StatusCode::kUnsupported, "kernel " + selected.name + " has no backward for dtype " +
-                                              ToString(params.dtype) +
+                                              EnumName(params.dtype) +
                                               ": select the kernel with ROIALIGN_PARAMS_BACKWARD");
 }
 

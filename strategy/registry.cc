@@ -26,7 +26,7 @@ void AddDescriptor(const KernelDescriptor& d, std::vector<ImplementationPtr>* ou
     if (entry.hwy_target != 0 && isa == nullptr) continue;  // a Highway target roialign does not name
     for (Layout layout : AllValues<Layout>()) {
       Implementation impl;
-      std::string name = std::string(d.name) + "_" + ToString(layout);
+      std::string name = std::string(d.name) + "_" + EnumName(layout);
       std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
       impl.target = isa != nullptr ? isa->target : "generic";  // plain C++: the scalar reference
       impl.name = name + "." + (isa != nullptr ? isa->isa : "reference");

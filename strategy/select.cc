@@ -85,7 +85,7 @@ Status Serves(const std::string& target, const std::vector<ImplementationPtr>& r
   const uint32_t served = Union(runnable, mask);
   if (served & Bit(value)) return Status::Ok();
   return Status(StatusCode::kUnsupported, "target '" + target + "' has no roi_align for " +
-                                              internal::EnumTraits<Enum>::kWhat + " " + ToString(value) +
+                                              internal::EnumTraits<Enum>::kWhat + " " + internal::EnumName(value) +
                                               " (supported: " + MaskNames<Enum>(served) + ")");
 }
 
@@ -104,7 +104,7 @@ Status WithBackward(const std::string& target, DType dtype, std::vector<Implemen
     }
   }
   return Status(StatusCode::kUnsupported, "target '" + target + "' has no roi_align backward for dtype " +
-                                              ToString(dtype) + " (targets with one here: " +
+                                              internal::EnumName(dtype) + " (targets with one here: " +
                                               (with.empty() ? std::string("none") : with) + ")");
 }
 
@@ -150,8 +150,9 @@ SelectResult Select(const std::string& target, const Params& params) {
   }
   return Status(StatusCode::kUnsupported,
                 "target '" + target + "' has no single roi_align implementation for layout " +
-                    ToString(params.layout) + ", dtype " + ToString(params.dtype) + ", pool mode " +
-                    ToString(params.pool_mode) + ", coordinate mode " + ToString(params.coordinate_mode) +
+                    internal::EnumName(params.layout) + ", dtype " + internal::EnumName(params.dtype) +
+                    ", pool mode " + internal::EnumName(params.pool_mode) + ", coordinate mode " +
+                    internal::EnumName(params.coordinate_mode) +
                     " (each is supported by some implementation, but not together)");
 }
 
