@@ -62,7 +62,7 @@ enum class Threads { kOpenMp, kPool };
 void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout, DType dtype,
                  int threads, Threads where) {
   const Workload& w = CachedWorkload(spec);
-  SelectResult kernel = Select(target, w.ParamsFor(layout, dtype));
+  Selection kernel = SelectKernel(target, w.ParamsFor(layout, dtype));
   if (!kernel.ok()) {
     state.SkipWithError(kernel.status().message().c_str());
     return;
@@ -75,7 +75,7 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
     state.SkipWithError("could not start the worker pool");
     return;
   }
-  const ThreadPool pool = workers ? worker_pool_interface(workers.get()) : ThreadPool{};
+  const roialign_threadpool pool = workers ? worker_pool_interface(workers.get()) : roialign_threadpool{};
   for (auto _ : state) {
     const Status s = workers ? kernel->Run(in, out.data(), pool) : kernel->Run(in, out.data(), threads);
     if (!s.ok()) {
@@ -203,7 +203,7 @@ void BM_Pyramid(benchmark::State& state, std::string target, Layout layout, int 
   const std::vector<LevelMap> maps = w.MapsFor(layout);
   LevelByLevel levels;
   const Status init = levels.Init(w, target, layout);
-  const MultiLevelSelectResult multi = SelectMultiLevel(target, w.ParamsFor(layout));
+  const PyramidSelection multi = SelectPyramidKernel(target, w.ParamsFor(layout));
   if (!init.ok() || !multi.ok()) {
     state.SkipWithError((init.ok() ? multi.status : init).message().c_str());
     return;

@@ -117,24 +117,20 @@ struct Inputs {
   const double* rois_f64 = nullptr;
 };
 
-// The caller's thread pool (roialign.h): roialign then runs every parallel step through pool.parallel_for and
-// starts no thread of its own.
-using ThreadPool = roialign_threadpool;
-
 namespace internal {
 struct SelectedKernel;
 }
 
 // A selected implementation: immutable, cheap to copy, safe to run from many threads at once.
-class Kernel {
+class KernelHandle {
  public:
-  Kernel() = default;
+  KernelHandle() = default;
   // Validates the data (docs/errors-and-limits.md), then computes; on error `output` is untouched.
   // `output` holds K*C*PH*PW elements; num_threads <= 0 uses OpenMP's default.
   Status Run(const Inputs& inputs, void* output, int32_t num_threads = 0) const;
   // The same on the caller's pool; bit-identical results. A null parallel_for or num_threads < 1 is
   // INVALID_ARGUMENT (output untouched).
-  Status Run(const Inputs& inputs, void* output, const ThreadPool& pool) const;
+  Status Run(const Inputs& inputs, void* output, const roialign_threadpool& pool) const;
   // The implementation's name, e.g. "roi_align_nhwc.avx512".
   const std::string& name() const;
   // Frees the working memory kept between Runs (Runs in progress keep theirs); noexcept.
@@ -150,26 +146,26 @@ class Kernel {
   Params params_;
 };
 
-// A Kernel or the Status explaining why there is none.
-class SelectResult {
+// A KernelHandle or the Status explaining why there is none.
+class Selection {
  public:
-  SelectResult(Kernel kernel) : kernel_(std::move(kernel)) {}  // NOLINT: implicit by design
-  SelectResult(Status status) : status_(std::move(status)) {}  // NOLINT
+  Selection(KernelHandle kernel) : kernel_(std::move(kernel)) {}  // NOLINT: implicit by design
+  Selection(Status status) : status_(std::move(status)) {}  // NOLINT
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
-  const Kernel& value() const { return kernel_; }
-  const Kernel& operator*() const { return kernel_; }
-  const Kernel* operator->() const { return &kernel_; }
+  const KernelHandle& value() const { return kernel_; }
+  const KernelHandle& operator*() const { return kernel_; }
+  const KernelHandle* operator->() const { return &kernel_; }
 
  private:
   Status status_;
-  Kernel kernel_;
+  KernelHandle kernel_;
 };
 
 // Validates `params` and picks the highest-priority implementation serving them on `target`, or refuses with
 // INVALID_ARGUMENT (bad attributes or unknown target) or UNSUPPORTED (nothing serves them; the message lists
 // what the target does support).
-SelectResult Select(const std::string& target, const Params& params);
+Selection SelectKernel(const std::string& target, const Params& params);
 
 // Multi-level attributes (docs/multi-level.md): `params` minus its spatial_scale, which each level has its own of.
 struct MultiLevelParams {
@@ -198,14 +194,15 @@ struct MultiLevelInputs {
   const double* rois_f64 = nullptr;  // kF64: the RoIs in double (rois null)
 };
 
-// A selected multi-level implementation: immutable, cheap to copy, safe to run from many threads at once.
-class MultiLevelKernel {
+// A selected multi-level (feature pyramid) implementation: immutable, cheap to copy, safe to run from many threads
+// at once.
+class PyramidKernelHandle {
  public:
-  MultiLevelKernel() = default;
+  PyramidKernelHandle() = default;
   // Validates the data (each level's shape, the given levels, every RoI on its level), then pools each RoI from
   // its level into output[k]; on error `output` is untouched.
   Status Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads = 0) const;
-  Status Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const;
+  Status Run(const MultiLevelInputs& inputs, void* output, const roialign_threadpool& pool) const;
   const std::string& name() const { return kernel_.name(); }
   void ReleaseWorkingMemory() const noexcept { kernel_.ReleaseWorkingMemory(); }
   const MultiLevelParams& params() const { return params_; }
@@ -213,21 +210,21 @@ class MultiLevelKernel {
 
  private:
   friend struct KernelAccess;
-  Kernel kernel_;  // the single-level kernel every level runs (its spatial_scale is level 0's)
+  KernelHandle kernel_;  // the single-level kernel every level runs (its spatial_scale is level 0's)
   MultiLevelParams params_;
 };
 
 
-// A MultiLevelKernel or the Status explaining why there is none.
-struct MultiLevelSelectResult {
+// A PyramidKernelHandle or the Status explaining why there is none.
+struct PyramidSelection {
   Status status;
-  MultiLevelKernel kernel;
+  PyramidKernelHandle kernel;
   bool ok() const { return status.ok(); }
 };
 
-// Validates the level count, the scales and the rule, then selects as Select does (built-in implementations
+// Validates the level count, the scales and the rule, then selects as SelectKernel does (built-in implementations
 // only: a registered implementation is UNSUPPORTED).
-MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLevelParams& params);
+PyramidSelection SelectPyramidKernel(const std::string& target, const MultiLevelParams& params);
 
 // What a target serves (for layout planning), or why it cannot serve anything here.
 struct TargetInfo {
@@ -239,12 +236,12 @@ struct TargetInfo {
   int32_t preferred_block = 0;  // the blocked layout's block that matches its f32 vectors; 0: no vectors
   std::vector<RoiKind> roi_kinds;  // since 1.4
 };
-Status QueryTarget(const std::string& target, TargetInfo* info);
+Status DescribeTarget(const std::string& target, TargetInfo* info);
 
 // Every known target name: the built-in ones, then registered ones.
-std::vector<std::string> KnownTargets();
+std::vector<std::string> TargetNames();
 // Names of all implementations registered for `target` that this CPU and build can run, best first.
-std::vector<std::string> ImplementationNames(const std::string& target);
+std::vector<std::string> ImplementationsOf(const std::string& target);
 
 // A user implementation for a user target (e.g. an NHWC-only accelerator). It receives validated data.
 struct CustomImplementation {
@@ -257,7 +254,7 @@ struct CustomImplementation {
   std::vector<CoordinateMode> coordinate_modes;
   std::function<Status(const roialign_problem&)> fn;
 };
-Status Register(CustomImplementation impl);
+Status RegisterCustomImplementation(CustomImplementation impl);
 
 // Layout transforms for the whole tensor (float32). On error the output is untouched.
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height,
@@ -266,9 +263,9 @@ Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t h
                                int64_t width, float* output, int32_t num_threads = 0);
 // The same on the caller's pool.
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, float* output, const ThreadPool& pool);
+                               int64_t width, float* output, const roialign_threadpool& pool);
 Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, float* output, const ThreadPool& pool);
+                               int64_t width, float* output, const roialign_threadpool& pool);
 // The same for tensors of any dtype (F16 and BF16 elements are moved as they are, bit for bit).
 Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
                                int64_t width, void* output, int32_t num_threads = 0);
@@ -276,16 +273,16 @@ Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channel
                                int64_t width, void* output, int32_t num_threads = 0);
 // The same on the caller's pool.
 Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, void* output, const ThreadPool& pool);
+                               int64_t width, void* output, const roialign_threadpool& pool);
 Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height,
-                               int64_t width, void* output, const ThreadPool& pool);
+                               int64_t width, void* output, const roialign_threadpool& pool);
 // Any layout to any other (roialign_transform_layout): `channels` is the logical count; blocked outputs get their
 // padded lanes written 0, blocked inputs' padded lanes are never read. On error the output is untouched.
 Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
                        int64_t height, int64_t width, void* output, int32_t num_threads = 0);
 // The same on the caller's pool.
 Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, const ThreadPool& pool);
+                       int64_t height, int64_t width, void* output, const roialign_threadpool& pool);
 
 }  // namespace roialign
 

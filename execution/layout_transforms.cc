@@ -300,12 +300,12 @@ Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t h
 }
 
 Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
-                  const ThreadPool& pool) {
+                  const roialign_threadpool& pool) {
   return NchwToNhwc(DType::kF32, input, batch, channels, height, width, output, pool);
 }
 
 Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
-                  const ThreadPool& pool) {
+                  const roialign_threadpool& pool) {
   return NhwcToNchw(DType::kF32, input, batch, channels, height, width, output, pool);
 }
 
@@ -322,12 +322,12 @@ Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channel
 }
 
 Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  void* output, const ThreadPool& pool) {
+                  void* output, const roialign_threadpool& pool) {
   return TransformLayout(dtype, Layout::kNCHW, Layout::kNHWC, input, batch, channels, height, width, output, pool);
 }
 
 Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  void* output, const ThreadPool& pool) {
+                  void* output, const roialign_threadpool& pool) {
   return TransformLayout(dtype, Layout::kNHWC, Layout::kNCHW, input, batch, channels, height, width, output, pool);
 }
 
@@ -338,7 +338,7 @@ Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, i
 }
 
 Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, const ThreadPool& pool) {
+                       int64_t height, int64_t width, void* output, const roialign_threadpool& pool) {
   return internal::TransformLayout(dtype, from, to, input, batch, channels, height, width, output, {0, &pool});
 }
 

@@ -338,12 +338,12 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
 
 }  // namespace internal
 
-const std::string& Kernel::name() const {
+const std::string& KernelHandle::name() const {
   static const std::string kEmpty;
   return selected_ ? selected_->name : kEmpty;
 }
 
-void Kernel::ReleaseWorkingMemory() const noexcept {
+void KernelHandle::ReleaseWorkingMemory() const noexcept {
   if (selected_) selected_->memory.Trim();
 }
 
@@ -378,19 +378,19 @@ Status RunOnThreads(const K& kernel, const I& inputs, void* output, const intern
 
 }  // namespace
 
-Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
+Status KernelHandle::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
   return RunOnThreads(*this, inputs, output, {num_threads, nullptr});
 }
 
-Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
+Status KernelHandle::Run(const Inputs& inputs, void* output, const roialign_threadpool& pool) const {
   return RunOnThreads(*this, inputs, output, {0, &pool});
 }
 
-Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads) const {
+Status PyramidKernelHandle::Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads) const {
   return RunOnThreads(*this, inputs, output, {num_threads, nullptr});
 }
 
-Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
+Status PyramidKernelHandle::Run(const MultiLevelInputs& inputs, void* output, const roialign_threadpool& pool) const {
   return RunOnThreads(*this, inputs, output, {0, &pool});
 }
 

@@ -31,7 +31,7 @@ void AddDescriptor(const KernelDescriptor& d, std::vector<ImplementationPtr>* ou
       impl.target = isa != nullptr ? isa->target : "generic";  // plain C++: the scalar reference
       impl.name = name + "." + (isa != nullptr ? isa->isa : "reference");
       impl.hwy_target = entry.hwy_target;
-      // A layout read in place ranks above a planar one on the same ISA (QueryTarget's preferred layout).
+      // A layout read in place ranks above a planar one on the same ISA (DescribeTarget's preferred layout).
       impl.priority = (isa != nullptr ? isa->priority : 0) +
                       (EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)] == 1 ? 0 : 1);
       impl.layouts = Bit(layout);

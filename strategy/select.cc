@@ -24,7 +24,7 @@ using internal::MaskNames;
 
 std::string KnownTargetList() {
   std::string out;
-  for (const std::string& t : KnownTargets()) out += (out.empty() ? "" : ", ") + t;
+  for (const std::string& t : TargetNames()) out += (out.empty() ? "" : ", ") + t;
   return out;
 }
 
@@ -121,7 +121,7 @@ std::shared_ptr<const internal::SelectedKernel> Bind(const Implementation& impl,
 
 }  // namespace
 
-SelectResult Select(const std::string& target, const Params& params) {
+Selection SelectKernel(const std::string& target, const Params& params) {
   Status s = internal::ValidateParams(params);
   if (!s.ok()) return s;
   std::vector<ImplementationPtr> runnable;
@@ -156,7 +156,7 @@ SelectResult Select(const std::string& target, const Params& params) {
                     " (each is supported by some implementation, but not together)");
 }
 
-Status QueryTarget(const std::string& target, TargetInfo* info) {
+Status DescribeTarget(const std::string& target, TargetInfo* info) {
   if (info == nullptr) return Status(StatusCode::kInvalidArgument, "info is null");
   std::vector<ImplementationPtr> runnable;
   Status s = Runnable(target, &runnable);
@@ -178,7 +178,7 @@ Status QueryTarget(const std::string& target, TargetInfo* info) {
   return Status::Ok();
 }
 
-std::vector<std::string> KnownTargets() {
+std::vector<std::string> TargetNames() {
   std::vector<std::string> names = {"host", "generic", "x86", "arm"};
   for (const internal::IsaTarget& t : internal::IsaTargets()) {
     if (std::find(names.begin(), names.end(), t.target) == names.end()) names.push_back(t.target);
@@ -189,7 +189,7 @@ std::vector<std::string> KnownTargets() {
   return names;
 }
 
-std::vector<std::string> ImplementationNames(const std::string& target) {
+std::vector<std::string> ImplementationsOf(const std::string& target) {
   std::vector<ImplementationPtr> runnable;
   std::vector<std::string> names;
   if (!Runnable(target, &runnable).ok()) return names;
@@ -197,7 +197,7 @@ std::vector<std::string> ImplementationNames(const std::string& target) {
   return names;
 }
 
-Status Register(CustomImplementation c) {
+Status RegisterCustomImplementation(CustomImplementation c) {
   Implementation impl;
   impl.target = std::move(c.target);
   impl.name = std::move(c.name);

@@ -196,7 +196,7 @@ TEST(LayoutTransformThreads, EveryPairGivesTheSameBitsOnAnyThreads) {
   std::mt19937 rng(29);
   const int64_t n = 2, h = 24, w = 45, hw = h * w;
   worker_pool* workers = worker_pool_create(3);
-  const ThreadPool pool = worker_pool_interface(workers);
+  const roialign_threadpool pool = worker_pool_interface(workers);
   // 75 channels: NCHW <-> NHWC takes runs of pixels with every channel, and the runs shorten for more threads.
   for (int64_t c : {17, 75}) {
     const std::vector<uint32_t> logical = RandomElements<uint32_t>(static_cast<size_t>(n * c * hw), &rng);

@@ -190,7 +190,7 @@ inline std::vector<float> RunOrFail(const std::string& target, const Params& par
                                     bool use_batch_indices = false, int threads = 1,
                                     std::string* kernel_name = nullptr) {
   const size_t n = OutputSize(params.layout, p.k(), p.c, params.pooled_height, params.pooled_width);
-  SelectResult sel = Select(target, params);
+  Selection sel = SelectKernel(target, params);
   EXPECT_TRUE(sel.ok()) << target << ": " << sel.status().message();
   if (!sel.ok()) return std::vector<float>(n, -777.0f);
   if (kernel_name) *kernel_name = sel->name();
