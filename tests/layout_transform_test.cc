@@ -207,7 +207,7 @@ TEST(LayoutTransformThreads, EveryPairGivesTheSameBitsOnAnyThreads) {
         std::vector<uint32_t> one(size, 1), two(size, 2), pooled(size, 3);
         ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, one.data(), 1).ok());
         ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, two.data(), 2).ok());
-        ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, pooled.data(), pool).ok());
+        ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, pooled.data(), CppPool(pool)).ok());
         EXPECT_TRUE(one == Store(logical, to, n, c, hw, 0u)) << ToString(from) << " -> " << ToString(to) << " C=" << c;
         EXPECT_TRUE(two == one) << ToString(from) << " -> " << ToString(to) << " C=" << c;
         EXPECT_TRUE(pooled == one) << ToString(from) << " -> " << ToString(to) << " C=" << c;

@@ -216,6 +216,11 @@ inline void ReversePool(void*, int64_t count, roialign_task_fn task, void* conte
   for (int64_t i = count - 1; i >= 0; --i) task(context, i);
 }
 
+// A caller's pool of the C API as the C++ API's ThreadPool (roialign.hpp), for the public layout transforms.
+inline ThreadPool CppPool(const roialign_threadpool& pool) {
+  return {pool.parallel_for, pool.pool_context, pool.num_threads};
+}
+
 }  // namespace testing
 }  // namespace roialign
 

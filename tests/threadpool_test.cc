@@ -188,14 +188,15 @@ TEST(ThreadPool, LayoutTransformsOnThePool) {
   const roialign_options on_pool = roialign_c::OnPool(&pool);
   ASSERT_EQ(roialign_nchw_to_nhwc(ROIALIGN_DTYPE_F32, nchw.data(), n, c, h, w, got.data(), &on_pool), ROIALIGN_OK);
   EXPECT_EQ(got, expected);
-  ASSERT_TRUE(NhwcToNchw(got.data(), n, c, h, w, back.data(), pool).ok());
+  ASSERT_TRUE(NhwcToNchw(got.data(), n, c, h, w, back.data(), CppPool(pool)).ok());
   EXPECT_EQ(back, nchw);
   const roialign_threadpool no_fn = {sizeof(roialign_threadpool), 0, nullptr, nullptr, 2, 0};
   const roialign_options on_no_fn = roialign_c::OnPool(&no_fn);
   EXPECT_EQ(roialign_nhwc_to_nchw(ROIALIGN_DTYPE_F32, got.data(), n, c, h, w, back.data(), &on_no_fn),
             ROIALIGN_INVALID_ARGUMENT);
   SerialPool serial;
-  EXPECT_EQ(NchwToNhwc(nchw.data(), n, c, h, w, got.data(), serial.Interface(0)).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NchwToNhwc(nchw.data(), n, c, h, w, got.data(), CppPool(serial.Interface(0))).code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(serial.calls.load(), 0);
 }
 
