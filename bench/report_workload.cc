@@ -6,7 +6,6 @@
 #include <map>
 #include <utility>
 
-#include "bench/backward_kernel.h"
 #include "bench/workload_dump.h"
 #include "core/enums.h"
 
@@ -44,12 +43,16 @@ class SingleLevel final : public ReportWorkload {
     return OnInputs(ToString(layout), SelectKernel(target, w_.ParamsFor(layout, dtype)), w_.InputsFor(layout, dtype));
   }
 
+  // The backward through the C API (roialign.hpp's Kernel).
   BackwardCall Backward(const std::string& target, Layout layout, DType dtype) const override {
-    const BackwardKernel k(target, w_.ParamsFor(layout, dtype));
-    if (!k.ok()) return {k.status(), nullptr};
+    Params params = w_.ParamsFor(layout, dtype);
+    params.backward = true;
+    const SelectResult selected = Select(target, params);
+    if (!selected.ok()) return {selected.status(), nullptr};
+    const Kernel k = selected.value();
     const Inputs in = w_.InputsFor(layout, dtype);
     return {Status::Ok(),
-            [k, in](const void* dy, void* const* dx, int threads) { return k.Run(in, dy, dx[0], threads); }};
+            [k, in](const void* dy, void* const* dx, int threads) { return k.RunBackward(in, dy, dx[0], threads); }};
   }
 
   std::vector<ForwardKernel> ColumnKernels(const std::string&) const override { return {}; }
@@ -123,11 +126,16 @@ class Pyramid final : public ReportWorkload {
     return f;
   }
 
+  // The backward through the C API (roialign.hpp's MultiLevelKernel).
   BackwardCall Backward(const std::string& target, Layout layout, DType) const override {
-    const MultiLevelBackwardKernel k(target, w_.ParamsFor(layout));
-    if (!k.ok()) return {k.status(), nullptr};
+    MultiLevelParams params = w_.ParamsFor(layout);
+    params.params.backward = true;
+    const MultiLevelSelectResult selected = SelectMultiLevel(target, params);
+    if (!selected.ok()) return {selected.status, nullptr};
+    const MultiLevelKernel k = selected.kernel;
     const MultiLevelInputs in = w_.InputsFor(maps_.at(layout));
-    return {Status::Ok(), [k, in](const void* dy, void* const* dx, int threads) { return k.Run(in, dy, dx, threads); }};
+    return {Status::Ok(),
+            [k, in](const void* dy, void* const* dx, int threads) { return k.RunBackward(in, dy, dx, threads); }};
   }
 
   std::vector<ForwardKernel> ColumnKernels(const std::string& target) const override {
