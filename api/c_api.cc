@@ -601,8 +601,8 @@ roialign_status Transform(int dtype, int from, int to, const void* input, int64_
     if (threads.workspace != nullptr) {
       return Invalid("options->workspace is set, but layout transforms use no working memory: pass NULL and 0");
     }
-    return roialign::internal::TransformLayout(d, f, t, input, batch, channels, height, width, output,
-                                               threads.threading());
+    return roialign::internal::TransformTensorLayout(d, f, t, input, batch, channels, height, width, output,
+                                                     threads.threading());
   });
 }
 

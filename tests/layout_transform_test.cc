@@ -169,8 +169,9 @@ void CheckEveryPair(DType dtype) {
           // The same through the paths of tensors beyond the caches: non-temporal stores, NHWC -> NCHW's pixel runs.
           if (from == Layout::kNCHW || (from == Layout::kNHWC && to == Layout::kNCHW)) {
             std::vector<T> streamed(expected.size(), kSentinelOf<T>);
-            ASSERT_TRUE(internal::TransformLayout(dtype, from, to, input.data(), s.n, c, s.h, s.w, streamed.data(),
-                                                  internal::Threading{1, nullptr}, /*stream_above=*/0)
+            ASSERT_TRUE(internal::TransformTensorLayout(dtype, from, to, input.data(), s.n, c, s.h, s.w,
+                                                        streamed.data(), internal::Threading{1, nullptr},
+                                                        /*stream_above=*/0)
                             .ok());
             ASSERT_TRUE(streamed == expected) << "streamed " << ToString(from) << " -> " << ToString(to);
           }
@@ -215,8 +216,8 @@ TEST(LayoutTransformThreads, EveryPairGivesTheSameBitsOnAnyThreads) {
         // NHWC -> NCHW takes runs of pixels only beyond the caches: the same bits there, on threads and a pool.
         for (const internal::Threading& threading : {internal::Threading{2, nullptr}, internal::Threading{0, &pool}}) {
           std::vector<uint32_t> runs(size, 4);
-          ASSERT_TRUE(internal::TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, runs.data(), threading,
-                                                /*stream_above=*/0)
+          ASSERT_TRUE(internal::TransformTensorLayout(DType::kF32, from, to, input.data(), n, c, h, w, runs.data(),
+                                                      threading, /*stream_above=*/0)
                           .ok());
           EXPECT_TRUE(runs == one) << "NHWC -> NCHW in runs of pixels, C=" << c;
         }
