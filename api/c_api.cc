@@ -17,16 +17,17 @@
 #include "core/enums.h"
 #include "core/library.h"
 #include "execution/arena.h"
+#include "execution/layout_transforms.h"
 #include "execution/run.h"
 #include "execution/strided_maps.h"
 #include "roialign/roialign.h"
 
 struct roialign_kernel {
-  roialign::Kernel kernel;
+  roialign::KernelHandle kernel;
 };
 
 struct roialign_multi_level_kernel {
-  roialign::MultiLevelKernel kernel;
+  roialign::PyramidKernelHandle kernel;
 };
 
 namespace {
@@ -233,6 +234,8 @@ struct Threads {
   const roialign_threadpool* pool = nullptr;
   void* workspace = nullptr;
   size_t workspace_size = 0;
+  // The caller's pool when it passed one, else num_threads of roialign's own.
+  roialign::internal::Threading threading() const { return {pool != nullptr ? 0 : num_threads, pool}; }
 };
 
 roialign::Status ReadOptions(const roialign_options* options, ThreadPoolView* pool, Threads* out) {
@@ -347,10 +350,10 @@ roialign::Status Call(const roialign::internal::Operator& op, const roialign_inp
   in.levels = c.levels;
   in.num_rois = c.num_rois;
   in.rois_f64 = c.rois_f64;
-  const roialign::internal::Threading threading = {threads.pool != nullptr ? 0 : threads.num_threads, threads.pool};
-  s = roialign::internal::StatusOrOutOfMemory(
-      [&] { return roialign::internal::RunCall(op, in, output, threading, in_arena ? &arena : nullptr, measure,
-                                               gradients); });
+  s = roialign::internal::StatusOrOutOfMemory([&] {
+    return roialign::internal::RunCall(op, in, output, threads.threading(), in_arena ? &arena : nullptr, measure,
+                                       gradients);
+  });
   if (measure && s.ok()) *measured = arena.needed();
   return s;
 }
@@ -381,7 +384,7 @@ roialign_status roialign_select(const char* target, const roialign_params* param
     roialign::Params p;
     roialign::Status s = ReadParams(params, &p);
     if (!s.ok()) return s;
-    roialign::SelectResult r = roialign::Select(target, p);
+    roialign::Selection r = roialign::SelectKernel(target, p);
     if (!r.ok()) return r.status();
     *kernel = new roialign_kernel{r.value()};
     return roialign::Status::Ok();
@@ -411,7 +414,7 @@ roialign_status roialign_multi_level_select(const char* target, const roialign_p
     mp.level_rule = static_cast<roialign::LevelRule>(RawEnum(l.level_rule));
     mp.canonical_size = l.canonical_size;
     mp.canonical_level = l.canonical_level;
-    roialign::MultiLevelSelectResult r = roialign::SelectMultiLevel(target, mp);
+    roialign::PyramidSelection r = roialign::SelectPyramidKernel(target, mp);
     if (!r.ok()) return r.status;
     *kernel = new roialign_multi_level_kernel{r.kernel};
     return roialign::Status::Ok();
@@ -512,7 +515,7 @@ roialign_status roialign_query_target(const char* target, roialign_target_info* 
     roialign::Status s = CallerSize<TargetInfoView>(info, &size);
     if (!s.ok()) return s;
     roialign::TargetInfo t;
-    s = roialign::QueryTarget(target, &t);
+    s = roialign::DescribeTarget(target, &t);
     if (!s.ok()) return s;
     TargetInfoView out;
     out.v.struct_size = size;
@@ -533,7 +536,7 @@ roialign_status roialign_known_targets(char* buffer, size_t size, size_t* needed
   return Guard([&]() -> roialign::Status {
     if (needed == nullptr) return Null("needed");
     if (buffer == nullptr && size != 0) return Null("buffer");
-    WriteNames(roialign::KnownTargets(), buffer, size, needed);
+    WriteNames(roialign::TargetNames(), buffer, size, needed);
     return roialign::Status::Ok();
   });
 }
@@ -543,7 +546,7 @@ roialign_status roialign_implementation_names(const char* target, char* buffer, 
     if (target == nullptr) return Null("target");
     if (needed == nullptr) return Null("needed");
     if (buffer == nullptr && size != 0) return Null("buffer");
-    WriteNames(roialign::ImplementationNames(target), buffer, size, needed);
+    WriteNames(roialign::ImplementationsOf(target), buffer, size, needed);
     return roialign::Status::Ok();
   });
 }
@@ -574,7 +577,7 @@ roialign_status roialign_register(const roialign_implementation* caller) {
           static_cast<roialign::StatusCode>(st >= 0 && st <= ROIALIGN_INTERNAL ? st : ROIALIGN_INTERNAL),
           "registered implementation failed with status " + std::to_string(static_cast<int>(st)));
     };
-    return roialign::Register(std::move(c));
+    return roialign::RegisterCustomImplementation(std::move(c));
   });
 }
 
@@ -598,10 +601,8 @@ roialign_status Transform(int dtype, int from, int to, const void* input, int64_
     if (threads.workspace != nullptr) {
       return Invalid("options->workspace is set, but layout transforms use no working memory: pass NULL and 0");
     }
-    return threads.pool != nullptr
-               ? roialign::TransformLayout(d, f, t, input, batch, channels, height, width, output, *threads.pool)
-               : roialign::TransformLayout(d, f, t, input, batch, channels, height, width, output,
-                                           threads.num_threads);
+    return roialign::internal::TransformTensorLayout(d, f, t, input, batch, channels, height, width, output,
+                                                     threads.threading());
   });
 }
 

@@ -89,6 +89,8 @@ def instructions(binary, benchmark, workdir):
     out = os.path.join(workdir, re.sub(r"\W", "_", binary + benchmark))
     return subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={out}",
+         "--toggle-collect=roialign::KernelHandle::Run*", "--toggle-collect=roialign::PyramidKernelHandle::Run*",
+         # The same functions' names before the internal API was renamed, so that builds of older commits compare.
          "--toggle-collect=roialign::Kernel::Run*", "--toggle-collect=roialign::MultiLevelKernel::Run*",
          binary, f"--benchmark_filter=^{re.escape(benchmark)}$", "--benchmark_min_time=0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,

@@ -117,7 +117,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const Workload w = MakeWorkload(ScaledDown(*spec, full_channels));
-  const SelectResult k = Select(target, w.ParamsFor(layout, dtype));
+  const Selection k = SelectKernel(target, w.ParamsFor(layout, dtype));
   if (!k.ok()) {
     std::fprintf(stderr, "error: %s\n", k.status().message().c_str());
     return 1;

@@ -230,7 +230,7 @@ std::vector<const internal::IsaTarget*> SelectTargets(const ReportFlags& flags) 
   for (const internal::IsaTarget& t : internal::IsaTargets()) {
     if (!internal::CpuSupports(t.hwy_target)) continue;
     // Not compiled into this build, or another ISA serves the name ("portable" is EMU128 or SCALAR).
-    const SelectResult probe = Select(t.target, Params());
+    const Selection probe = SelectKernel(t.target, Params());
     if (!probe.ok() || probe->name() != std::string("roi_align_nchw.") + t.isa) continue;
     if (!flags.isas.empty() && std::find(flags.isas.begin(), flags.isas.end(), t.isa) == flags.isas.end()) continue;
     targets.push_back(&t);

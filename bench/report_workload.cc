@@ -6,7 +6,6 @@
 #include <map>
 #include <utility>
 
-#include "bench/backward_kernel.h"
 #include "bench/workload_dump.h"
 #include "core/enums.h"
 
@@ -15,10 +14,10 @@ namespace bench {
 namespace {
 
 // A selected single-level kernel on `in` (the conversion rows give it other maps), named `name`.
-ForwardKernel OnInputs(std::string name, const SelectResult& selected, const Inputs& in) {
+ForwardKernel OnInputs(std::string name, const Selection& selected, const Inputs& in) {
   ForwardKernel f{std::move(name), selected.status(), nullptr, nullptr};
   if (!f.ok()) return f;
-  const Kernel k = selected.value();
+  const KernelHandle k = selected.value();
   f.run = [k, in](void* out, int threads) { return k.Run(in, out, threads); };
   f.run_on = [k, in](const std::vector<const void*>& maps, void* out, int threads) {
     Inputs with_map = in;
@@ -41,15 +40,19 @@ class SingleLevel final : public ReportWorkload {
   const AlignedVector<float>& DyValues() const override { return w_.nchw; }
 
   ForwardKernel Forward(const std::string& target, Layout layout, DType dtype) const override {
-    return OnInputs(ToString(layout), Select(target, w_.ParamsFor(layout, dtype)), w_.InputsFor(layout, dtype));
+    return OnInputs(ToString(layout), SelectKernel(target, w_.ParamsFor(layout, dtype)), w_.InputsFor(layout, dtype));
   }
 
+  // The backward through the C API (roialign.hpp's Kernel).
   BackwardCall Backward(const std::string& target, Layout layout, DType dtype) const override {
-    const BackwardKernel k(target, w_.ParamsFor(layout, dtype));
-    if (!k.ok()) return {k.status(), nullptr};
+    Params params = w_.ParamsFor(layout, dtype);
+    params.backward = true;
+    const SelectResult selected = Select(target, params);
+    if (!selected.ok()) return {selected.status(), nullptr};
+    const Kernel k = selected.value();
     const Inputs in = w_.InputsFor(layout, dtype);
     return {Status::Ok(),
-            [k, in](const void* dy, void* const* dx, int threads) { return k.Run(in, dy, dx[0], threads); }};
+            [k, in](const void* dy, void* const* dx, int threads) { return k.RunBackward(in, dy, dx[0], threads); }};
   }
 
   std::vector<ForwardKernel> ColumnKernels(const std::string&) const override { return {}; }
@@ -61,9 +64,9 @@ class SingleLevel final : public ReportWorkload {
         w_.spec.coordinate_mode != CoordinateMode::kHalfPixel) {
       return {};
     }
-    return {OnInputs("NHWC angles 0", Select(target, w_.ParamsFor(Layout::kNHWC, dtype)),
+    return {OnInputs("NHWC angles 0", SelectKernel(target, w_.ParamsFor(Layout::kNHWC, dtype)),
                      w_.Angle0InputsFor(Layout::kNHWC, dtype)),
-            OnInputs("axis-aligned NHWC", Select(target, w_.AxisAlignedParamsFor(Layout::kNHWC, dtype)),
+            OnInputs("axis-aligned NHWC", SelectKernel(target, w_.AxisAlignedParamsFor(Layout::kNHWC, dtype)),
                      w_.AxisAlignedInputsFor(Layout::kNHWC, dtype))};
   }
 
@@ -109,10 +112,10 @@ class Pyramid final : public ReportWorkload {
   const AlignedVector<float>& DyValues() const override { return w_.nchw[0]; }
 
   ForwardKernel Forward(const std::string& target, Layout layout, DType) const override {
-    const MultiLevelSelectResult selected = SelectMultiLevel(target, w_.ParamsFor(layout));
+    const PyramidSelection selected = SelectPyramidKernel(target, w_.ParamsFor(layout));
     ForwardKernel f{ToString(layout), selected.status, nullptr, nullptr};
     if (!f.ok()) return f;
-    const MultiLevelKernel k = selected.kernel;
+    const PyramidKernelHandle k = selected.kernel;
     const MultiLevelInputs in = w_.InputsFor(maps_.at(layout));
     f.run = [k, in](void* out, int threads) { return k.Run(in, out, threads); };
     f.run_on = [k, w = &w_](const std::vector<const void*>& maps, void* out, int threads) {
@@ -123,11 +126,16 @@ class Pyramid final : public ReportWorkload {
     return f;
   }
 
+  // The backward through the C API (roialign.hpp's MultiLevelKernel).
   BackwardCall Backward(const std::string& target, Layout layout, DType) const override {
-    const MultiLevelBackwardKernel k(target, w_.ParamsFor(layout));
-    if (!k.ok()) return {k.status(), nullptr};
+    MultiLevelParams params = w_.ParamsFor(layout);
+    params.params.backward = true;
+    const MultiLevelSelectResult selected = SelectMultiLevel(target, params);
+    if (!selected.ok()) return {selected.status, nullptr};
+    const MultiLevelKernel k = selected.kernel;
     const MultiLevelInputs in = w_.InputsFor(maps_.at(layout));
-    return {Status::Ok(), [k, in](const void* dy, void* const* dx, int threads) { return k.Run(in, dy, dx, threads); }};
+    return {Status::Ok(),
+            [k, in](const void* dy, void* const* dx, int threads) { return k.RunBackward(in, dy, dx, threads); }};
   }
 
   std::vector<ForwardKernel> ColumnKernels(const std::string& target) const override {

@@ -21,7 +21,6 @@
 #include <tuple>
 #include <vector>
 
-#include "bench/backward_kernel.h"
 #include "bench/flags.h"
 #include "bench/limit.h"
 #include "bench/workloads.h"
@@ -62,7 +61,7 @@ enum class Threads { kOpenMp, kPool };
 void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout, DType dtype,
                  int threads, Threads where) {
   const Workload& w = CachedWorkload(spec);
-  SelectResult kernel = Select(target, w.ParamsFor(layout, dtype));
+  Selection kernel = SelectKernel(target, w.ParamsFor(layout, dtype));
   if (!kernel.ok()) {
     state.SkipWithError(kernel.status().message().c_str());
     return;
@@ -75,7 +74,7 @@ void BM_RoiAlign(benchmark::State& state, const WorkloadSpec& spec, std::string 
     state.SkipWithError("could not start the worker pool");
     return;
   }
-  const ThreadPool pool = workers ? worker_pool_interface(workers.get()) : ThreadPool{};
+  const roialign_threadpool pool = workers ? worker_pool_interface(workers.get()) : roialign_threadpool{};
   for (auto _ : state) {
     const Status s = workers ? kernel->Run(in, out.data(), pool) : kernel->Run(in, out.data(), threads);
     if (!s.ok()) {
@@ -125,7 +124,9 @@ const Peaks& CachedBackwardPeaks(const Workload& w, DType dtype, int threads) {
 void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std::string target, Layout layout,
                          DType dtype, int threads) {
   const Workload& w = CachedWorkload(spec);
-  const BackwardKernel kernel(target, w.ParamsFor(layout, dtype));
+  Params backward = w.ParamsFor(layout, dtype);
+  backward.backward = true;
+  const SelectResult kernel = Select(target, backward);  // roialign.hpp's: the backward runs through the C API
   if (!kernel.ok()) {
     state.SkipWithError(kernel.status().message().c_str());
     return;
@@ -154,7 +155,7 @@ void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std:
     std::memcpy(reinterpret_cast<unsigned char*>(dy.data()) + i * one.size(), one.data(), one.size());
   }
   for (auto _ : state) {
-    const Status s = kernel.Run(in, dy.data(), dx.data(), threads);
+    const Status s = kernel->RunBackward(in, dy.data(), dx.data(), threads);
     if (!s.ok()) {
       state.SkipWithError(s.message().c_str());
       return;
@@ -162,7 +163,7 @@ void BM_RoiAlignBackward(benchmark::State& state, const WorkloadSpec& spec, std:
     benchmark::DoNotOptimize(dx.data());
     benchmark::ClobberMemory();
   }
-  state.SetLabel(kernel.name());
+  state.SetLabel(kernel->name());
   if (std::getenv("ROIALIGN_BENCH_NO_ROOFLINE") != nullptr) return;
   const BackwardAccounting& b = w.backward;
   state.counters["GFMA/s"] = benchmark::Counter(b.fmas * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -203,7 +204,7 @@ void BM_Pyramid(benchmark::State& state, std::string target, Layout layout, int 
   const std::vector<LevelMap> maps = w.MapsFor(layout);
   LevelByLevel levels;
   const Status init = levels.Init(w, target, layout);
-  const MultiLevelSelectResult multi = SelectMultiLevel(target, w.ParamsFor(layout));
+  const PyramidSelection multi = SelectPyramidKernel(target, w.ParamsFor(layout));
   if (!init.ok() || !multi.ok()) {
     state.SkipWithError((init.ok() ? multi.status : init).message().c_str());
     return;

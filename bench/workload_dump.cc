@@ -35,14 +35,14 @@ void DumpWorkload(const std::string& dir, const WorkloadSpec& spec, const Worklo
                   const std::vector<int>& threads) {
   const std::string base = dir + "/" + spec.name;
   AlignedBuffer out(w.OutputSize());
-  const SelectResult ref = Select(target, w.ParamsFor(Layout::kNCHW));
+  const Selection ref = SelectKernel(target, w.ParamsFor(Layout::kNCHW));
   RunOrExit([&] { return ref.ok() ? ref->Run(w.InputsFor(Layout::kNCHW), out.data(), 0) : ref.status(); });
   WriteFile(base + ".map.f32", w.nchw.data(), w.nchw.size() * 4);
   WriteFile(base + ".rois.f32", w.rois.data(), w.rois.size() * 4);  // [K,6] rows for rotated RoIs
   WriteFile(base + ".ref.f32", out.data(), w.OutputSize() * 4);
   const bool rotated = spec.roi_kind == RoiKind::kRotated;
   if (rotated) {  // the same boxes axis-aligned and our axis-aligned result on them, for axis-aligned peers
-    const SelectResult axis = Select(target, w.AxisAlignedParamsFor(Layout::kNCHW));
+    const Selection axis = SelectKernel(target, w.AxisAlignedParamsFor(Layout::kNCHW));
     RunOrExit([&] {
       return axis.ok() ? axis->Run(w.AxisAlignedInputsFor(Layout::kNCHW), out.data(), 0) : axis.status();
     });
@@ -68,7 +68,7 @@ void DumpPyramid(const std::string& dir, const PyramidWorkload& w, const char* t
                  const std::vector<int>& threads) {
   const std::string base = dir + "/fpn";
   AlignedBuffer out(w.OutputSize());
-  const MultiLevelSelectResult ref = SelectMultiLevel(target, w.ParamsFor(Layout::kNCHW));
+  const PyramidSelection ref = SelectPyramidKernel(target, w.ParamsFor(Layout::kNCHW));
   const std::vector<LevelMap> maps = w.MapsFor(Layout::kNCHW);
   const MultiLevelInputs in = w.InputsFor(maps);
   if (!ref.ok() || !ref.kernel.Run(in, out.data(), 0).ok()) std::exit(1);

@@ -483,7 +483,7 @@ Status LevelByLevel::Init(const PyramidWorkload& w, const std::string& target, L
   kernels_.clear();
   inputs_.clear();
   for (size_t l = 0; l < maps.size(); ++l) {
-    SelectResult k = Select(target, w.LevelParams(layout, l));
+    Selection k = SelectKernel(target, w.LevelParams(layout, l));
     if (!k.ok()) return k.status();
     kernels_.push_back(k.value());
     Inputs in;

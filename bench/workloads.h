@@ -163,7 +163,7 @@ class LevelByLevel {
   Status Run(void* out, int32_t threads) const;
 
  private:
-  std::vector<Kernel> kernels_;
+  std::vector<KernelHandle> kernels_;
   std::vector<Inputs> inputs_;
   std::vector<std::vector<float>> rois_;
   size_t per_roi_ = 0;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/library.h"
+#include "roialign/roialign.hpp"
 
 namespace roialign {
 namespace internal {

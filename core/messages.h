@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "core/library.h"
+#include "roialign/roialign.hpp"
 
 namespace roialign {
 namespace internal {

@@ -261,9 +261,9 @@ void CopyAll(const void* input, int64_t bytes, void* output, const Threading& th
 // One path per family of pairs: NCHW against NHWC pixels of many channels is a transpose per run of pixels, NCHW
 // against another grouped layout a transpose per group, two grouped layouts copy runs of channels per pixel, and
 // NCHW or NHWC to itself is a plain copy.
-Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, const Threading& threading,
-                       int64_t stream_above) {
+Status TransformTensorLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                             int64_t height, int64_t width, void* output, const Threading& threading,
+                             int64_t stream_above) {
   int64_t in_bytes = 0, out_bytes = 0;
   Status s = ValidateThreading(threading);
   if (s.ok()) s = CheckTransform(dtype, from, to, input, batch, channels, height, width, output, &in_bytes, &out_bytes);
@@ -288,58 +288,4 @@ Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, i
 }
 
 }  // namespace internal
-
-Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
-                  int32_t num_threads) {
-  return NchwToNhwc(DType::kF32, input, batch, channels, height, width, output, num_threads);
-}
-
-Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
-                  int32_t num_threads) {
-  return NhwcToNchw(DType::kF32, input, batch, channels, height, width, output, num_threads);
-}
-
-Status NchwToNhwc(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
-                  const ThreadPool& pool) {
-  return NchwToNhwc(DType::kF32, input, batch, channels, height, width, output, pool);
-}
-
-Status NhwcToNchw(const float* input, int64_t batch, int64_t channels, int64_t height, int64_t width, float* output,
-                  const ThreadPool& pool) {
-  return NhwcToNchw(DType::kF32, input, batch, channels, height, width, output, pool);
-}
-
-Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  void* output, int32_t num_threads) {
-  return TransformLayout(dtype, Layout::kNCHW, Layout::kNHWC, input, batch, channels, height, width, output,
-                         num_threads);
-}
-
-Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  void* output, int32_t num_threads) {
-  return TransformLayout(dtype, Layout::kNHWC, Layout::kNCHW, input, batch, channels, height, width, output,
-                         num_threads);
-}
-
-Status NchwToNhwc(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  void* output, const ThreadPool& pool) {
-  return TransformLayout(dtype, Layout::kNCHW, Layout::kNHWC, input, batch, channels, height, width, output, pool);
-}
-
-Status NhwcToNchw(DType dtype, const void* input, int64_t batch, int64_t channels, int64_t height, int64_t width,
-                  void* output, const ThreadPool& pool) {
-  return TransformLayout(dtype, Layout::kNHWC, Layout::kNCHW, input, batch, channels, height, width, output, pool);
-}
-
-Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, int32_t num_threads) {
-  return internal::TransformLayout(dtype, from, to, input, batch, channels, height, width, output,
-                                   {num_threads, nullptr});
-}
-
-Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, const ThreadPool& pool) {
-  return internal::TransformLayout(dtype, from, to, input, batch, channels, height, width, output, {0, &pool});
-}
-
 }  // namespace roialign

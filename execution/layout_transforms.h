@@ -22,13 +22,13 @@ void TransposeMatrix(TransposeBlockFn transpose, const void* src, int64_t src_st
 // the transforms that can write them with non-temporal stores do.
 constexpr int64_t kTransformStreamBytes = int64_t{16} << 20;
 
-// A whole tensor from any layout to any other (core/library.h TransformLayout): validated first (a caller's pool
+// A whole tensor from any layout to any other (roialign_transform_layout): validated first (a caller's pool
 // included), nothing written on error. `stream_above`: the size above which a tensor is taken not to stay in the
 // caches, so that the output may bypass them and NHWC -> NCHW takes runs of pixels (tests lower it to reach those
 // paths with small tensors).
-Status TransformLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
-                       int64_t height, int64_t width, void* output, const Threading& threading,
-                       int64_t stream_above = kTransformStreamBytes);
+Status TransformTensorLayout(DType dtype, Layout from, Layout to, const void* input, int64_t batch, int64_t channels,
+                             int64_t height, int64_t width, void* output, const Threading& threading,
+                             int64_t stream_above = kTransformStreamBytes);
 
 }  // namespace internal
 }  // namespace roialign

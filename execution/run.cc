@@ -88,7 +88,7 @@ Status CheckPyramidInputs(const MultiLevelParams& mp, const CallInputs& in) {
     return Invalid("level rule GIVEN needs levels (one int32 per RoI), but levels is null");
   }
   if (mp.level_rule != LevelRule::kGiven && in.levels != nullptr) {
-    return Invalid(std::string("levels are given, but the level rule is ") + ToString(mp.level_rule) +
+    return Invalid(std::string("levels are given, but the level rule is ") + EnumName(mp.level_rule) +
                    " (levels are read with the rule GIVEN only)");
   }
   return Status::Ok();
@@ -167,7 +167,7 @@ Status BackwardServed(const SelectedKernel& selected, const Params& params) {
     return Status::Ok();
   }
   return Status(StatusCode::kUnsupported, "kernel " + selected.name + " has no backward for dtype " +
-                                              ToString(params.dtype) +
+                                              EnumName(params.dtype) +
                                               ": select the kernel with ROIALIGN_PARAMS_BACKWARD");
 }
 
@@ -338,12 +338,12 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
 
 }  // namespace internal
 
-const std::string& Kernel::name() const {
+const std::string& KernelHandle::name() const {
   static const std::string kEmpty;
   return selected_ ? selected_->name : kEmpty;
 }
 
-void Kernel::ReleaseWorkingMemory() const noexcept {
+void KernelHandle::ReleaseWorkingMemory() const noexcept {
   if (selected_) selected_->memory.Trim();
 }
 
@@ -378,19 +378,19 @@ Status RunOnThreads(const K& kernel, const I& inputs, void* output, const intern
 
 }  // namespace
 
-Status Kernel::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
+Status KernelHandle::Run(const Inputs& inputs, void* output, int32_t num_threads) const {
   return RunOnThreads(*this, inputs, output, {num_threads, nullptr});
 }
 
-Status Kernel::Run(const Inputs& inputs, void* output, const ThreadPool& pool) const {
+Status KernelHandle::Run(const Inputs& inputs, void* output, const roialign_threadpool& pool) const {
   return RunOnThreads(*this, inputs, output, {0, &pool});
 }
 
-Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads) const {
+Status PyramidKernelHandle::Run(const MultiLevelInputs& inputs, void* output, int32_t num_threads) const {
   return RunOnThreads(*this, inputs, output, {num_threads, nullptr});
 }
 
-Status MultiLevelKernel::Run(const MultiLevelInputs& inputs, void* output, const ThreadPool& pool) const {
+Status PyramidKernelHandle::Run(const MultiLevelInputs& inputs, void* output, const roialign_threadpool& pool) const {
   return RunOnThreads(*this, inputs, output, {0, &pool});
 }
 

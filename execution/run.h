@@ -22,8 +22,8 @@ struct Operator {
   const Params& params;
   const MultiLevelParams* pyramid;
 };
-inline Operator OperatorOf(const Kernel& k) { return {KernelAccess::Selected(k), k.params(), nullptr}; }
-inline Operator OperatorOf(const MultiLevelKernel& k) {
+inline Operator OperatorOf(const KernelHandle& k) { return {KernelAccess::Selected(k), k.params(), nullptr}; }
+inline Operator OperatorOf(const PyramidKernelHandle& k) {
   return {KernelAccess::Selected(KernelAccess::Inner(k)), k.params().params, &k.params()};
 }
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Everything Run executes, resolved once at selection: the functions of the selected ISA, how they reach the
 // pixels (which the planner plans for), and the kernel's working memory; and the access through which selection
-// wraps it in a Kernel, and Run and tests reach it, without widening the public class.
+// wraps it in a KernelHandle, and Run and tests reach it, without widening the class.
 #ifndef ROIALIGN_EXECUTION_SELECTED_KERNEL_H_
 #define ROIALIGN_EXECUTION_SELECTED_KERNEL_H_
 
@@ -32,20 +32,20 @@ struct SelectedKernel {
 }  // namespace internal
 
 struct KernelAccess {
-  static Kernel Make(std::shared_ptr<const internal::SelectedKernel> selected, const Params& params) {
-    Kernel k;
+  static KernelHandle Make(std::shared_ptr<const internal::SelectedKernel> selected, const Params& params) {
+    KernelHandle k;
     k.selected_ = std::move(selected);
     k.params_ = params;
     return k;
   }
-  static const internal::SelectedKernel* Selected(const Kernel& k) { return k.selected_.get(); }
-  static MultiLevelKernel MakeMultiLevel(Kernel kernel, const MultiLevelParams& params) {
-    MultiLevelKernel k;
+  static const internal::SelectedKernel* Selected(const KernelHandle& k) { return k.selected_.get(); }
+  static PyramidKernelHandle MakePyramid(KernelHandle kernel, const MultiLevelParams& params) {
+    PyramidKernelHandle k;
     k.kernel_ = std::move(kernel);
     k.params_ = params;
     return k;
   }
-  static const Kernel& Inner(const MultiLevelKernel& k) { return k.kernel_; }
+  static const KernelHandle& Inner(const PyramidKernelHandle& k) { return k.kernel_; }
 };
 
 }  // namespace roialign

@@ -64,7 +64,7 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
     return Invalid("dtype F64 reads its RoIs in double from rois_f64; rois must be null");
   }
   if (!f64 && in.rois_f64 != nullptr) {
-    return Invalid(std::string("rois_f64 is for dtype F64; dtype ") + ToString(params.dtype) +
+    return Invalid(std::string("rois_f64 is for dtype F64; dtype ") + EnumName(params.dtype) +
                    " reads its RoIs from rois (float)");
   }
   if (K > 0 && (f64 ? in.rois_f64 == nullptr : in.rois == nullptr)) {

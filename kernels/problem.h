@@ -9,8 +9,8 @@
 #include <type_traits>
 
 #include "core/enums.h"
-#include "core/library.h"
 #include "kernels/roi_geometry.h"
+#include "roialign/roialign.hpp"
 
 namespace roialign {
 namespace internal {

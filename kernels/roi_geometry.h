@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "core/enums.h"
-#include "core/library.h"
+#include "roialign/roialign.hpp"
 
 namespace roialign {
 namespace internal {

@@ -26,12 +26,12 @@ void AddDescriptor(const KernelDescriptor& d, std::vector<ImplementationPtr>* ou
     if (entry.hwy_target != 0 && isa == nullptr) continue;  // a Highway target roialign does not name
     for (Layout layout : AllValues<Layout>()) {
       Implementation impl;
-      std::string name = std::string(d.name) + "_" + ToString(layout);
+      std::string name = std::string(d.name) + "_" + EnumName(layout);
       std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
       impl.target = isa != nullptr ? isa->target : "generic";  // plain C++: the scalar reference
       impl.name = name + "." + (isa != nullptr ? isa->isa : "reference");
       impl.hwy_target = entry.hwy_target;
-      // A layout read in place ranks above a planar one on the same ISA (QueryTarget's preferred layout).
+      // A layout read in place ranks above a planar one on the same ISA (DescribeTarget's preferred layout).
       impl.priority = (isa != nullptr ? isa->priority : 0) +
                       (EnumTraits<Layout>::kChannelBlock[static_cast<size_t>(layout)] == 1 ? 0 : 1);
       impl.layouts = Bit(layout);

@@ -24,7 +24,7 @@ using internal::MaskNames;
 
 std::string KnownTargetList() {
   std::string out;
-  for (const std::string& t : KnownTargets()) out += (out.empty() ? "" : ", ") + t;
+  for (const std::string& t : TargetNames()) out += (out.empty() ? "" : ", ") + t;
   return out;
 }
 
@@ -85,7 +85,7 @@ Status Serves(const std::string& target, const std::vector<ImplementationPtr>& r
   const uint32_t served = Union(runnable, mask);
   if (served & Bit(value)) return Status::Ok();
   return Status(StatusCode::kUnsupported, "target '" + target + "' has no roi_align for " +
-                                              internal::EnumTraits<Enum>::kWhat + " " + ToString(value) +
+                                              internal::EnumTraits<Enum>::kWhat + " " + internal::EnumName(value) +
                                               " (supported: " + MaskNames<Enum>(served) + ")");
 }
 
@@ -104,7 +104,7 @@ Status WithBackward(const std::string& target, DType dtype, std::vector<Implemen
     }
   }
   return Status(StatusCode::kUnsupported, "target '" + target + "' has no roi_align backward for dtype " +
-                                              ToString(dtype) + " (targets with one here: " +
+                                              internal::EnumName(dtype) + " (targets with one here: " +
                                               (with.empty() ? std::string("none") : with) + ")");
 }
 
@@ -121,7 +121,7 @@ std::shared_ptr<const internal::SelectedKernel> Bind(const Implementation& impl,
 
 }  // namespace
 
-SelectResult Select(const std::string& target, const Params& params) {
+Selection SelectKernel(const std::string& target, const Params& params) {
   Status s = internal::ValidateParams(params);
   if (!s.ok()) return s;
   std::vector<ImplementationPtr> runnable;
@@ -150,12 +150,13 @@ SelectResult Select(const std::string& target, const Params& params) {
   }
   return Status(StatusCode::kUnsupported,
                 "target '" + target + "' has no single roi_align implementation for layout " +
-                    ToString(params.layout) + ", dtype " + ToString(params.dtype) + ", pool mode " +
-                    ToString(params.pool_mode) + ", coordinate mode " + ToString(params.coordinate_mode) +
+                    internal::EnumName(params.layout) + ", dtype " + internal::EnumName(params.dtype) +
+                    ", pool mode " + internal::EnumName(params.pool_mode) + ", coordinate mode " +
+                    internal::EnumName(params.coordinate_mode) +
                     " (each is supported by some implementation, but not together)");
 }
 
-Status QueryTarget(const std::string& target, TargetInfo* info) {
+Status DescribeTarget(const std::string& target, TargetInfo* info) {
   if (info == nullptr) return Status(StatusCode::kInvalidArgument, "info is null");
   std::vector<ImplementationPtr> runnable;
   Status s = Runnable(target, &runnable);
@@ -177,7 +178,7 @@ Status QueryTarget(const std::string& target, TargetInfo* info) {
   return Status::Ok();
 }
 
-std::vector<std::string> KnownTargets() {
+std::vector<std::string> TargetNames() {
   std::vector<std::string> names = {"host", "generic", "x86", "arm"};
   for (const internal::IsaTarget& t : internal::IsaTargets()) {
     if (std::find(names.begin(), names.end(), t.target) == names.end()) names.push_back(t.target);
@@ -188,7 +189,7 @@ std::vector<std::string> KnownTargets() {
   return names;
 }
 
-std::vector<std::string> ImplementationNames(const std::string& target) {
+std::vector<std::string> ImplementationsOf(const std::string& target) {
   std::vector<ImplementationPtr> runnable;
   std::vector<std::string> names;
   if (!Runnable(target, &runnable).ok()) return names;
@@ -196,7 +197,7 @@ std::vector<std::string> ImplementationNames(const std::string& target) {
   return names;
 }
 
-Status Register(CustomImplementation c) {
+Status RegisterCustomImplementation(CustomImplementation c) {
   Implementation impl;
   impl.target = std::move(c.target);
   impl.name = std::move(c.name);

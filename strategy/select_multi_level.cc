@@ -1,6 +1,6 @@
 // Copyright 2026 The roialign Authors
 // SPDX-License-Identifier: Apache-2.0
-// Selection of a multi-level kernel: the level attributes, then the single-level selection every level runs.
+// Selection of a multi-level (pyramid) kernel: the level attributes, then the single-level selection every level runs.
 #include <string>
 
 #include "execution/selected_kernel.h"
@@ -9,14 +9,14 @@
 
 namespace roialign {
 
-MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLevelParams& params) {
-  MultiLevelSelectResult result;
+PyramidSelection SelectPyramidKernel(const std::string& target, const MultiLevelParams& params) {
+  PyramidSelection result;
   result.status = internal::ValidateMultiLevelParams(params);
   if (!result.status.ok()) return result;
   // Level 0's scale stands in for the attribute checks; each level runs with its own scale.
   Params single = params.params;
   single.spatial_scale = params.scales[0];
-  SelectResult selected = Select(target, single);
+  Selection selected = SelectKernel(target, single);
   if (!selected.ok()) {
     result.status = selected.status();
     return result;
@@ -29,7 +29,7 @@ MultiLevelSelectResult SelectMultiLevel(const std::string& target, const MultiLe
                                                          impl->name + "'");
     return result;
   }
-  result.kernel = KernelAccess::MakeMultiLevel(selected.value(), params);
+  result.kernel = KernelAccess::MakePyramid(selected.value(), params);
   return result;
 }
 

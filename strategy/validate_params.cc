@@ -48,17 +48,18 @@ Status ValidateParams(const Params& p) {
   if (p.roi_kind == RoiKind::kRotated && p.coordinate_mode != CoordinateMode::kHalfPixel &&
       p.coordinate_mode != CoordinateMode::kLegacy) {
     return Invalid(std::string("rotated RoIs take coordinate mode HALF_PIXEL (aligned) or LEGACY (mmcv's "
-                               "aligned=False), not ") + ToString(p.coordinate_mode));
+                               "aligned=False), not ") + EnumName(p.coordinate_mode));
   }
   if (p.roi_kind == RoiKind::kAxisAligned &&
       (p.angle_unit != AngleUnit::kRadians || p.rotation != Rotation::kCounterClockwise)) {
-    return Invalid(std::string("angle unit ") + ToString(p.angle_unit) + " and rotation " + ToString(p.rotation) +
+    return Invalid(std::string("angle unit ") + EnumName(p.angle_unit) + " and rotation " +
+                   EnumName(p.rotation) +
                    " are read for rotated RoIs only (roi kind ROTATED); leave them RADIANS and COUNTER_CLOCKWISE");
   }
   // F64 reads its scale in double (0 takes spatial_scale); the other dtypes have no use for one.
   if (p.spatial_scale_f64 != 0.0 && p.dtype != DType::kF64) {
     return Invalid("spatial_scale_f64 is " + FloatText(p.spatial_scale_f64) + ", but it is read for dtype F64 only "
-                   "(dtype " + ToString(p.dtype) + " reads spatial_scale); leave it 0");
+                   "(dtype " + EnumName(p.dtype) + " reads spatial_scale); leave it 0");
   }
   if (p.spatial_scale_f64 != 0.0 && (!std::isfinite(p.spatial_scale_f64) || !(p.spatial_scale_f64 > 0.0))) {
     return Invalid("spatial_scale_f64 must be finite and > 0, or 0 to take spatial_scale (got " +

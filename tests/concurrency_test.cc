@@ -22,7 +22,7 @@ TEST(Concurrency, OneKernelManyThreadsDifferentData) {
     params.layout = layout;
     params.sampling_ratio = 0;
     params.coordinate_mode = CoordinateMode::kHalfPixel;
-    SelectResult kernel = Select("host", params);
+    Selection kernel = SelectKernel("host", params);
     ASSERT_TRUE(kernel.ok());
     constexpr int kThreads = 6;
     std::vector<Problem> problems;

@@ -21,9 +21,9 @@ namespace {
 // Every target that serves F64 here, with each layout.
 std::vector<std::pair<std::string, Layout>> F64Targets() {
   std::vector<std::pair<std::string, Layout>> out;
-  for (const std::string& name : KnownTargets()) {
+  for (const std::string& name : TargetNames()) {
     TargetInfo t;
-    if (!QueryTarget(name, &t).ok()) continue;  // a target this CPU cannot run
+    if (!DescribeTarget(name, &t).ok()) continue;  // a target this CPU cannot run
     if (std::find(t.dtypes.begin(), t.dtypes.end(), DType::kF64) == t.dtypes.end()) continue;
     for (Layout layout : t.layouts) out.push_back({name, layout});
   }
@@ -79,7 +79,7 @@ TEST(Float64, EveryTargetAndLayoutComputesInDouble) {
     params.dtype = DType::kF64;
     params.spatial_scale = static_cast<float>(lc.scale);  // what a float scale would be: not read for F64
     params.spatial_scale_f64 = lc.scale;
-    SelectResult sel = Select(target, params);
+    Selection sel = SelectKernel(target, params);
     ASSERT_TRUE(sel.ok()) << target << ": " << sel.status().message();
     const std::vector<double> map = ToLayout(lc.map, layout, 1, lc.c, lc.h, lc.w, 0.0);
     const size_t n = OutputSize(layout, K, lc.c, lc.ph, lc.pw);
@@ -129,12 +129,12 @@ TEST(Float64, ZeroDoubleScaleTakesTheFloatScale) {
   in.rois_f64 = lc.rois.data();
   in.num_rois = 2;
   params.spatial_scale = 0.25f;
-  SelectResult implicit = Select("host", params);
+  Selection implicit = SelectKernel("host", params);
   ASSERT_TRUE(implicit.ok()) << implicit.status().message();
   ASSERT_TRUE(implicit->Run(in, a.data()).ok());
   params.spatial_scale = 1.0f;
   params.spatial_scale_f64 = 0.25;
-  SelectResult explicit_scale = Select("host", params);
+  Selection explicit_scale = SelectKernel("host", params);
   ASSERT_TRUE(explicit_scale.ok()) << explicit_scale.status().message();
   ASSERT_TRUE(explicit_scale->Run(in, b.data()).ok());
   EXPECT_EQ(a, b);
@@ -144,7 +144,7 @@ TEST(Float64, TheDoubleScaleIsForF64OnlyAndMustBeValid) {
   Params params;
   params.dtype = DType::kF32;
   params.spatial_scale_f64 = 0.5;
-  SelectResult sel = Select("host", params);
+  Selection sel = SelectKernel("host", params);
   ASSERT_FALSE(sel.ok());
   EXPECT_NE(sel.status().message().find("spatial_scale_f64 is 0.5, but it is read for dtype F64 only"),
             std::string::npos)
@@ -152,7 +152,7 @@ TEST(Float64, TheDoubleScaleIsForF64OnlyAndMustBeValid) {
   params.dtype = DType::kF64;
   for (double bad : {-1.0, static_cast<double>(NAN), static_cast<double>(INFINITY)}) {
     params.spatial_scale_f64 = bad;
-    sel = Select("host", params);
+    sel = SelectKernel("host", params);
     ASSERT_FALSE(sel.ok()) << bad;
     EXPECT_NE(sel.status().message().find("spatial_scale_f64 must be finite and > 0"), std::string::npos)
         << sel.status().message();
@@ -169,7 +169,7 @@ TEST(Float64, BadRoisAreRefusedWithTheOutputUntouched) {
     params.pooled_height = params.pooled_width = 2;
     params.layout = layout;
     params.dtype = DType::kF64;
-    SelectResult sel = Select(target, params);
+    Selection sel = SelectKernel(target, params);
     ASSERT_TRUE(sel.ok()) << sel.status().message();
     struct Bad {
       std::vector<double> rois;
@@ -207,7 +207,7 @@ TEST(Float64, BadRoisAreRefusedWithTheOutputUntouched) {
   // And double RoIs are refused by every other dtype.
   Params params;
   params.pooled_height = params.pooled_width = 2;
-  SelectResult sel = Select("host", params);
+  Selection sel = SelectKernel("host", params);
   ASSERT_TRUE(sel.ok());
   const std::vector<float> map32(3 * 8 * 9, 1.0f);
   const std::vector<double> rois = {0, 1, 1, 4, 4};

@@ -169,8 +169,9 @@ void CheckEveryPair(DType dtype) {
           // The same through the paths of tensors beyond the caches: non-temporal stores, NHWC -> NCHW's pixel runs.
           if (from == Layout::kNCHW || (from == Layout::kNHWC && to == Layout::kNCHW)) {
             std::vector<T> streamed(expected.size(), kSentinelOf<T>);
-            ASSERT_TRUE(internal::TransformLayout(dtype, from, to, input.data(), s.n, c, s.h, s.w, streamed.data(),
-                                                  internal::Threading{1, nullptr}, /*stream_above=*/0)
+            ASSERT_TRUE(internal::TransformTensorLayout(dtype, from, to, input.data(), s.n, c, s.h, s.w,
+                                                        streamed.data(), internal::Threading{1, nullptr},
+                                                        /*stream_above=*/0)
                             .ok());
             ASSERT_TRUE(streamed == expected) << "streamed " << ToString(from) << " -> " << ToString(to);
           }
@@ -196,7 +197,7 @@ TEST(LayoutTransformThreads, EveryPairGivesTheSameBitsOnAnyThreads) {
   std::mt19937 rng(29);
   const int64_t n = 2, h = 24, w = 45, hw = h * w;
   worker_pool* workers = worker_pool_create(3);
-  const ThreadPool pool = worker_pool_interface(workers);
+  const roialign_threadpool pool = worker_pool_interface(workers);
   // 75 channels: NCHW <-> NHWC takes runs of pixels with every channel, and the runs shorten for more threads.
   for (int64_t c : {17, 75}) {
     const std::vector<uint32_t> logical = RandomElements<uint32_t>(static_cast<size_t>(n * c * hw), &rng);
@@ -207,7 +208,7 @@ TEST(LayoutTransformThreads, EveryPairGivesTheSameBitsOnAnyThreads) {
         std::vector<uint32_t> one(size, 1), two(size, 2), pooled(size, 3);
         ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, one.data(), 1).ok());
         ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, two.data(), 2).ok());
-        ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, pooled.data(), pool).ok());
+        ASSERT_TRUE(TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, pooled.data(), CppPool(pool)).ok());
         EXPECT_TRUE(one == Store(logical, to, n, c, hw, 0u)) << ToString(from) << " -> " << ToString(to) << " C=" << c;
         EXPECT_TRUE(two == one) << ToString(from) << " -> " << ToString(to) << " C=" << c;
         EXPECT_TRUE(pooled == one) << ToString(from) << " -> " << ToString(to) << " C=" << c;
@@ -215,8 +216,8 @@ TEST(LayoutTransformThreads, EveryPairGivesTheSameBitsOnAnyThreads) {
         // NHWC -> NCHW takes runs of pixels only beyond the caches: the same bits there, on threads and a pool.
         for (const internal::Threading& threading : {internal::Threading{2, nullptr}, internal::Threading{0, &pool}}) {
           std::vector<uint32_t> runs(size, 4);
-          ASSERT_TRUE(internal::TransformLayout(DType::kF32, from, to, input.data(), n, c, h, w, runs.data(), threading,
-                                                /*stream_above=*/0)
+          ASSERT_TRUE(internal::TransformTensorLayout(DType::kF32, from, to, input.data(), n, c, h, w, runs.data(),
+                                                      threading, /*stream_above=*/0)
                           .ok());
           EXPECT_TRUE(runs == one) << "NHWC -> NCHW in runs of pixels, C=" << c;
         }

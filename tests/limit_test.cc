@@ -22,7 +22,7 @@ namespace {
 // The reference ("generic") on a C=1 NCHW map of H x W with K RoIs [K, 5] ([K, 6] rotated).
 std::vector<float> Reference(const Params& params, const std::vector<float>& map, int64_t H, int64_t W,
                              const std::vector<float>& rois) {
-  const SelectResult sel = Select("generic", params);
+  const Selection sel = SelectKernel("generic", params);
   EXPECT_TRUE(sel.ok()) << sel.status().message();
   Inputs in;
   in.input = map.data();

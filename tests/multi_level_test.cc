@@ -88,9 +88,9 @@ struct MultiLevelRun {
 // Runs on `threads` OpenMP threads, or on `pool` when it is given.
 MultiLevelRun RunMultiLevel(const std::string& target, const MultiLevelParams& mp, const Pyramid& p,
                             const int32_t* levels, bool batch_indices, int threads,
-                            const ThreadPool* pool = nullptr) {
+                            const roialign_threadpool* pool = nullptr) {
   MultiLevelRun r;
-  MultiLevelSelectResult sel = SelectMultiLevel(target, mp);
+  PyramidSelection sel = SelectPyramidKernel(target, mp);
   if (!sel.ok()) {
     r.status = sel.status;
     return r;
@@ -321,7 +321,7 @@ TEST_P(MultiLevelTest, CallersThreadPoolGivesTheSameBits) {
   const MultiLevelParams mp = BaseParams();
   const MultiLevelRun omp = RunMultiLevel(target_, mp, p, nullptr, false, 2);
   ASSERT_TRUE(omp.status.ok()) << omp.status.message();
-  const ThreadPool pool = {sizeof(ThreadPool), 0, &ReversePool, nullptr, 3, 0};
+  const roialign_threadpool pool = {sizeof(roialign_threadpool), 0, &ReversePool, nullptr, 3, 0};
   const MultiLevelRun pooled = RunMultiLevel(target_, mp, p, nullptr, false, 0, &pool);
   ASSERT_TRUE(pooled.status.ok()) << pooled.status.message();
   const std::vector<float>& got = pooled.out;
@@ -445,21 +445,21 @@ TEST(MultiLevelRules, SelectionRefusals) {
     MultiLevelParams mp;
     mp.scales = b.scales;
     mp.level_rule = b.rule;
-    const MultiLevelSelectResult r = SelectMultiLevel("host", mp);
+    const PyramidSelection r = SelectPyramidKernel("host", mp);
     EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << b.message;
     EXPECT_NE(r.status.message().find(b.message), std::string::npos) << r.status.message();
   }
   MultiLevelParams ok;
   ok.scales = {0.3f, 0.1f};  // any positive scales with given levels or the OpenVINO rule
   ok.level_rule = LevelRule::kGiven;
-  EXPECT_TRUE(SelectMultiLevel("host", ok).ok());
+  EXPECT_TRUE(SelectPyramidKernel("host", ok).ok());
   ok.level_rule = LevelRule::kOpenVino;
-  EXPECT_TRUE(SelectMultiLevel("host", ok).ok());
+  EXPECT_TRUE(SelectPyramidKernel("host", ok).ok());
   ok.canonical_size = 0.0f;
-  EXPECT_EQ(SelectMultiLevel("host", ok).status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(SelectPyramidKernel("host", ok).status.code(), StatusCode::kInvalidArgument);
   ok.canonical_size = 224.0f;
   ok.params.pooled_height = 0;  // single-level attributes are checked too
-  EXPECT_EQ(SelectMultiLevel("host", ok).status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(SelectPyramidKernel("host", ok).status.code(), StatusCode::kInvalidArgument);
 }
 
 TEST(MultiLevelRules, RunRefusalsLeaveTheOutputUntouched) {
@@ -470,7 +470,7 @@ TEST(MultiLevelRules, RunRefusalsLeaveTheOutputUntouched) {
   MultiLevelParams mp;
   mp.scales = {0.25f, 0.125f};
   mp.level_rule = LevelRule::kGiven;
-  const MultiLevelSelectResult sel = SelectMultiLevel("host", mp);
+  const PyramidSelection sel = SelectPyramidKernel("host", mp);
   ASSERT_TRUE(sel.ok()) << sel.status.message();
   std::vector<LevelMap> maps = {{p.maps[0].data(), p.heights[0], p.widths[0]},
                                 {p.maps[1].data(), p.heights[1], p.widths[1]}};
@@ -508,7 +508,7 @@ TEST(MultiLevelRules, RunRefusalsLeaveTheOutputUntouched) {
 
   MultiLevelParams by_scale = mp;
   by_scale.level_rule = LevelRule::kScale;
-  const MultiLevelSelectResult sel2 = SelectMultiLevel("host", by_scale);
+  const PyramidSelection sel2 = SelectPyramidKernel("host", by_scale);
   ASSERT_TRUE(sel2.ok());
   MultiLevelInputs in;
   in.maps = maps.data();

@@ -223,7 +223,7 @@ TEST(ReferenceFormats, EmptyProblemsWriteNothing) {
   AddRoi(&p, 0, 0, 0, 2, 2);
   Params params;
   std::vector<float> canary(4, 42.0f);
-  SelectResult sel = Select("generic", params);
+  Selection sel = SelectKernel("generic", params);
   ASSERT_TRUE(sel.ok());
   Inputs in;
   in.batch = 1;

@@ -56,7 +56,7 @@ TEST(Strategy, SelectionTable) {
     Params params;
     params.layout = c.layout;
     params.dtype = c.dtype;
-    SelectResult r = Select(c.target, params);
+    Selection r = SelectKernel(c.target, params);
     EXPECT_EQ(r.status().code(), c.code) << c.target << ": " << r.status().message();
     const std::string text = r.ok() ? r->name() : r.status().message();
     EXPECT_NE(text.find(c.fragment), std::string::npos) << c.target << ": '" << text << "'";
@@ -73,7 +73,7 @@ TEST(Strategy, EachCompiledIsaSelectableExactlyWhenSupported) {
     ++compiled;
     Params params;
     params.layout = Layout::kNHWC;
-    SelectResult r = Select(t.target, params);
+    Selection r = SelectKernel(t.target, params);
     if (internal::CpuSupports(t.hwy_target)) {
       ASSERT_TRUE(r.ok()) << t.target << ": " << r.status().message();
       // "portable" has two candidate fallbacks; only one is ever compiled.
@@ -98,7 +98,7 @@ TEST(Strategy, HostPicksTheBest) {
     }
   }
   Params params;
-  SelectResult r = Select("host", params);
+  Selection r = SelectKernel("host", params);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->name(), best_name);
 #if defined(__x86_64__)
@@ -118,7 +118,7 @@ TEST(Strategy, HostPicksTheIsaCiExpects) {
   for (Layout layout : {Layout::kNCHW, Layout::kNHWC}) {
     Params params;
     params.layout = layout;
-    SelectResult r = Select("host", params);
+    Selection r = SelectKernel("host", params);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->name(), std::string(layout == Layout::kNCHW ? "roi_align_nchw." : "roi_align_nhwc.") + expected);
   }
@@ -126,7 +126,7 @@ TEST(Strategy, HostPicksTheIsaCiExpects) {
 
 TEST(Strategy, QueryTargetForLayoutPlanning) {
   TargetInfo info;
-  ASSERT_TRUE(QueryTarget("host", &info).ok());
+  ASSERT_TRUE(DescribeTarget("host", &info).ok());
   EXPECT_EQ(info.layouts, (std::vector<Layout>{Layout::kNCHW, Layout::kNHWC, Layout::kNCHW4c, Layout::kNCHW8c,
                                                Layout::kNCHW16c}));
   EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16, DType::kF64}));
@@ -137,16 +137,16 @@ TEST(Strategy, QueryTargetForLayoutPlanning) {
 #if defined(__x86_64__)
   for (auto [target, block] : {std::pair<const char*, int32_t>{"x86-sse4", 4}, {"x86-avx2", 8}, {"x86-avx512", 16}}) {
     TargetInfo t;
-    if (!QueryTarget(target, &t).ok()) continue;  // a CPU without the ISA
+    if (!DescribeTarget(target, &t).ok()) continue;  // a CPU without the ISA
     EXPECT_EQ(t.preferred_block, block) << target;
     EXPECT_EQ(t.layouts.size(), 5u) << target;
   }
 #endif
-  EXPECT_EQ(QueryTarget("nope", &info).code(), StatusCode::kInvalidArgument);
-  ASSERT_TRUE(QueryTarget("generic", &info).ok());
+  EXPECT_EQ(DescribeTarget("nope", &info).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(DescribeTarget("generic", &info).ok());
   EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF16, DType::kBF16, DType::kF64}));
   EXPECT_EQ(info.preferred_block, 0);  // the scalar reference has no vectors
-  ASSERT_TRUE(QueryTarget("portable", &info).ok());
+  ASSERT_TRUE(DescribeTarget("portable", &info).ok());
   EXPECT_EQ(info.dtypes, (std::vector<DType>{DType::kF32, DType::kF64}));
 }
 
@@ -161,7 +161,7 @@ roialign_status NpuRun(const roialign_problem* p, void* user_data) {
   params.spatial_scale = p->params->spatial_scale;
   params.sampling_ratio = p->params->sampling_ratio;
   params.layout = Layout::kNHWC;
-  SelectResult r = Select("generic", params);
+  Selection r = SelectKernel("generic", params);
   if (!r.ok()) return ROIALIGN_INTERNAL;
   Inputs in;
   in.input = p->input;
@@ -194,14 +194,14 @@ TEST(Strategy, CustomNhwcOnlyTarget) {
 
   Params params;
   params.layout = Layout::kNCHW;
-  SelectResult nchw = Select("npu", params);
+  Selection nchw = SelectKernel("npu", params);
   EXPECT_EQ(nchw.status().code(), StatusCode::kUnsupported);
   EXPECT_EQ(nchw.status().message(), "target 'npu' has no roi_align for layout NCHW (supported: NHWC)");
   params.layout = Layout::kNHWC;
   params.pool_mode = PoolMode::kMax;
-  EXPECT_NE(Select("npu", params).status().message().find("pool mode MAX (supported: AVG)"), std::string::npos);
+  EXPECT_NE(SelectKernel("npu", params).status().message().find("pool mode MAX (supported: AVG)"), std::string::npos);
   params.pool_mode = PoolMode::kAvg;
-  SelectResult nhwc = Select("npu", params);
+  Selection nhwc = SelectKernel("npu", params);
   ASSERT_TRUE(nhwc.ok()) << nhwc.status().message();
   EXPECT_EQ(nhwc->name(), "roi_align_nhwc.npu");
 
@@ -212,11 +212,11 @@ TEST(Strategy, CustomNhwcOnlyTarget) {
   EXPECT_EQ(calls.load(), before + 1);
   EXPECT_EQ(got, RunOrFail("generic", params, p));
   TargetInfo info;
-  ASSERT_TRUE(QueryTarget("npu", &info).ok());
+  ASSERT_TRUE(DescribeTarget("npu", &info).ok());
   EXPECT_EQ(info.layouts, std::vector<Layout>{Layout::kNHWC});
   EXPECT_EQ(info.preferred_layout, Layout::kNHWC);
   // The custom target is not part of "host".
-  for (const std::string& n : ImplementationNames("host")) EXPECT_NE(n, "roi_align_nhwc.npu");
+  for (const std::string& n : ImplementationsOf("host")) EXPECT_NE(n, "roi_align_nhwc.npu");
 }
 
 TEST(Strategy, RegisterRefusesBuiltinTargetsAndEmptyMasks) {
@@ -228,12 +228,12 @@ TEST(Strategy, RegisterRefusesBuiltinTargetsAndEmptyMasks) {
   c.pool_modes = {PoolMode::kAvg};
   c.coordinate_modes = {CoordinateMode::kLegacy};
   c.fn = [](const roialign_problem&) { return Status::Ok(); };
-  EXPECT_EQ(Register(c).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(RegisterCustomImplementation(c).code(), StatusCode::kInvalidArgument);
   c.target = "dsp";
   c.layouts.clear();
-  EXPECT_EQ(Register(c).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(RegisterCustomImplementation(c).code(), StatusCode::kInvalidArgument);
   c.layouts = {static_cast<Layout>(5)};
-  EXPECT_EQ(Register(c).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(RegisterCustomImplementation(c).code(), StatusCode::kInvalidArgument);
 }
 
 // Threads selecting and running while another registers new targets: every selection succeeds with the same
@@ -249,7 +249,7 @@ TEST(Strategy, ConcurrentSelectAndRegister) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       while (!stop.load()) {
-        SelectResult r = Select("host", params);
+        Selection r = SelectKernel("host", params);
         if (!r.ok()) {
           ++failures;
           continue;
@@ -276,12 +276,12 @@ TEST(Strategy, ConcurrentSelectAndRegister) {
     c.pool_modes = {PoolMode::kAvg};
     c.coordinate_modes = {CoordinateMode::kLegacy};
     c.fn = [](const roialign_problem&) { return Status::Ok(); };
-    ASSERT_TRUE(Register(c).ok());
+    ASSERT_TRUE(RegisterCustomImplementation(c).ok());
   }
   stop = true;
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0);
-  EXPECT_TRUE(Select("concurrent-199", [] { Params q; q.layout = Layout::kNHWC; return q; }()).ok());
+  EXPECT_TRUE(SelectKernel("concurrent-199", [] { Params q; q.layout = Layout::kNHWC; return q; }()).ok());
 }
 
 }  // namespace

@@ -190,7 +190,7 @@ inline std::vector<float> RunOrFail(const std::string& target, const Params& par
                                     bool use_batch_indices = false, int threads = 1,
                                     std::string* kernel_name = nullptr) {
   const size_t n = OutputSize(params.layout, p.k(), p.c, params.pooled_height, params.pooled_width);
-  SelectResult sel = Select(target, params);
+  Selection sel = SelectKernel(target, params);
   EXPECT_TRUE(sel.ok()) << target << ": " << sel.status().message();
   if (!sel.ok()) return std::vector<float>(n, -777.0f);
   if (kernel_name) *kernel_name = sel->name();
@@ -214,6 +214,11 @@ struct KernelHolder {
 // tasks would change.
 inline void ReversePool(void*, int64_t count, roialign_task_fn task, void* context) {
   for (int64_t i = count - 1; i >= 0; --i) task(context, i);
+}
+
+// A caller's pool of the C API as the C++ API's ThreadPool (roialign.hpp), for the public layout transforms.
+inline ThreadPool CppPool(const roialign_threadpool& pool) {
+  return {pool.parallel_for, pool.pool_context, pool.num_threads};
 }
 
 }  // namespace testing

@@ -32,18 +32,20 @@ struct SerialPool {
     static_cast<SerialPool*>(self)->calls++;
     for (int64_t i = 0; i < count; ++i) task(context, i);
   }
-  ThreadPool Interface(int32_t threads) { return {sizeof(ThreadPool), 0, &ParallelFor, this, threads, 0}; }
+  roialign_threadpool Interface(int32_t threads) {
+    return {sizeof(roialign_threadpool), 0, &ParallelFor, this, threads, 0};
+  }
 };
 
 // Owns a worker_pool (examples/worker_pool.c).
 struct Workers {
   explicit Workers(int n) : pool(worker_pool_create(n)) {}
   ~Workers() { worker_pool_destroy(pool); }
-  ThreadPool Interface() const { return worker_pool_interface(pool); }
+  roialign_threadpool Interface() const { return worker_pool_interface(pool); }
   worker_pool* pool;
 };
 
-std::vector<float> RunOnPool(const Kernel& kernel, const Problem& p, const ThreadPool& pool) {
+std::vector<float> RunOnPool(const KernelHandle& kernel, const Problem& p, const roialign_threadpool& pool) {
   std::vector<float> out(static_cast<size_t>(p.k() * p.c * kernel.params().pooled_height *
                                              kernel.params().pooled_width), -777.0f);
   const std::vector<float> nhwc = ToNhwc(p.input, p.n, p.c, p.h, p.w);
@@ -70,7 +72,7 @@ TEST(ThreadPool, BitIdenticalToOpenMpAtAnyPoolSize) {
         params.layout = layout;
         params.sampling_ratio = 0;
         params.pool_mode = PoolMode::kAvg;
-        SelectResult kernel = Select(target, params);
+        Selection kernel = SelectKernel(target, params);
         ASSERT_TRUE(kernel.ok()) << kernel.status().message();
         const std::vector<float> expected = RunOrFail(target, params, *p, false, ROIALIGN_CONCURRENCY_INNER_THREADS);
         for (int workers : {1, 2, 3}) {
@@ -119,7 +121,7 @@ TEST(ThreadPool, BackwardOnWorkerPoolsGivesTheSameBits) {
       ASSERT_EQ(roialign_run_backward(kernel, &in, dy.data(), expected.data(), &options), ROIALIGN_OK);
       for (int workers : {1, 2, 3}) {
         Workers pool(workers);
-        const ThreadPool c_pool = pool.Interface();
+        const roialign_threadpool c_pool = pool.Interface();
         roialign_options_init(&options);
         options.threadpool = &c_pool;
         std::vector<float> dx(map.size(), -777.0f);
@@ -136,16 +138,16 @@ TEST(ThreadPool, BadPoolsAreRefusedBeforeAnythingRuns) {
   std::mt19937 rng(4);
   const Problem p = RandomProblem(&rng, 1, 8, 10, 10, 5, 1.0f);
   Params params;
-  SelectResult kernel = Select("host", params);
+  Selection kernel = SelectKernel("host", params);
   ASSERT_TRUE(kernel.ok());
   std::vector<float> out(static_cast<size_t>(p.k() * p.c * 49), 5.0f);
   const Inputs in = InputsOf(p, p.input.data());
   SerialPool serial;
   struct Case {
-    ThreadPool pool;
+    roialign_threadpool pool;
     const char* message;
   };
-  for (const Case& c : {Case{{sizeof(ThreadPool), 0, nullptr, &serial, 2, 0}, "no parallel_for"}, Case{serial.Interface(0), "num_threads"},
+  for (const Case& c : {Case{{sizeof(roialign_threadpool), 0, nullptr, &serial, 2, 0}, "no parallel_for"}, Case{serial.Interface(0), "num_threads"},
                         Case{serial.Interface(-3), "num_threads"}}) {
     const Status s = kernel->Run(in, out.data(), c.pool);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -159,14 +161,14 @@ TEST(ThreadPool, BadPoolsAreRefusedBeforeAnythingRuns) {
                                           ROIALIGN_LAYOUT_NCHW, ROIALIGN_DTYPE_F32);
   roialign_kernel* ck = nullptr;
   ASSERT_EQ(roialign_select("host", &cp, &ck), ROIALIGN_OK);
-  const ThreadPool uninitialized = {0, 0, serial.Interface(2).parallel_for, &serial, 2, 0};
+  const roialign_threadpool uninitialized = {0, 0, serial.Interface(2).parallel_for, &serial, 2, 0};
   EXPECT_EQ(roialign_c::RunOnPool(ck, p.input.data(), 1, p.c, p.h, p.w, p.rois5.data(), nullptr, p.k(), out.data(),
                                   &uninitialized),
             ROIALIGN_INVALID_ARGUMENT);
   EXPECT_NE(std::string(roialign_last_error()).find("threadpool->struct_size is 0"), std::string::npos);
   std::vector<float> bad_rois = p.rois5;
   bad_rois[0] = 7.0f;  // batch index out of range
-  const ThreadPool pool = serial.Interface(2);
+  const roialign_threadpool pool = serial.Interface(2);
   EXPECT_EQ(roialign_c::RunOnPool(ck, p.input.data(), 1, p.c, p.h, p.w, bad_rois.data(), nullptr, p.k(),
                                   out.data(), &pool),
             ROIALIGN_INVALID_ARGUMENT);
@@ -182,18 +184,19 @@ TEST(ThreadPool, LayoutTransformsOnThePool) {
   std::vector<float> expected(nchw.size()), got(nchw.size(), 0.0f), back(nchw.size(), 0.0f);
   ASSERT_TRUE(NchwToNhwc(nchw.data(), n, c, h, w, expected.data(), ROIALIGN_CONCURRENCY_INNER_THREADS).ok());
   Workers workers(3);
-  const ThreadPool pool = workers.Interface();
+  const roialign_threadpool pool = workers.Interface();
   const roialign_options on_pool = roialign_c::OnPool(&pool);
   ASSERT_EQ(roialign_nchw_to_nhwc(ROIALIGN_DTYPE_F32, nchw.data(), n, c, h, w, got.data(), &on_pool), ROIALIGN_OK);
   EXPECT_EQ(got, expected);
-  ASSERT_TRUE(NhwcToNchw(got.data(), n, c, h, w, back.data(), pool).ok());
+  ASSERT_TRUE(NhwcToNchw(got.data(), n, c, h, w, back.data(), CppPool(pool)).ok());
   EXPECT_EQ(back, nchw);
-  const ThreadPool no_fn = {sizeof(ThreadPool), 0, nullptr, nullptr, 2, 0};
+  const roialign_threadpool no_fn = {sizeof(roialign_threadpool), 0, nullptr, nullptr, 2, 0};
   const roialign_options on_no_fn = roialign_c::OnPool(&no_fn);
   EXPECT_EQ(roialign_nhwc_to_nchw(ROIALIGN_DTYPE_F32, got.data(), n, c, h, w, back.data(), &on_no_fn),
             ROIALIGN_INVALID_ARGUMENT);
   SerialPool serial;
-  EXPECT_EQ(NchwToNhwc(nchw.data(), n, c, h, w, got.data(), serial.Interface(0)).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(NchwToNhwc(nchw.data(), n, c, h, w, got.data(), CppPool(serial.Interface(0))).code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(serial.calls.load(), 0);
 }
 
@@ -229,7 +232,7 @@ TEST(ThreadPool, RegisteredImplementationsReceiveThePool) {
   ASSERT_EQ(roialign_select("pool-test-device", &cp, &k), ROIALIGN_OK);
   float map[4] = {1, 2, 3, 4}, rois[5] = {0, 0, 0, 1, 1}, out[4];
   SerialPool serial;
-  const ThreadPool pool = serial.Interface(3);
+  const roialign_threadpool pool = serial.Interface(3);
   ASSERT_EQ(roialign_c::RunOnPool(k, map, 1, 1, 2, 2, rois, nullptr, 1, out, &pool), ROIALIGN_OK);
   EXPECT_TRUE(seen.pool);
   EXPECT_EQ(seen.copy.parallel_for, pool.parallel_for);

@@ -54,7 +54,7 @@ struct ObservedPool {
     const roialign_threadpool inner = worker_pool_interface(p.pool);
     inner.parallel_for(inner.pool_context, count, &Observe, &call);
   }
-  ThreadPool Interface() { return {sizeof(ThreadPool), 0, &ParallelFor, this, workers, 0}; }
+  roialign_threadpool Interface() { return {sizeof(roialign_threadpool), 0, &ParallelFor, this, workers, 0}; }
   int WorkersThatRan() const {
     int n = 0;
     for (int w = 0; w < workers; ++w) n += worker_pool_tasks_run(pool, w) > 0 ? 1 : 0;
@@ -72,7 +72,7 @@ Problem LargeProblem() {
   return RandomProblem(&rng, 1, 256, 64, 80, 600, 1.0f);
 }
 
-std::vector<float> RunOnPool(const Kernel& kernel, const Problem& p, const ThreadPool& pool) {
+std::vector<float> RunOnPool(const KernelHandle& kernel, const Problem& p, const roialign_threadpool& pool) {
   std::vector<float> out(static_cast<size_t>(p.k() * p.c * 49), 0.0f);
   const Status s = kernel.Run(InputsOf(p, p.input.data()), out.data(), pool);
   EXPECT_TRUE(s.ok()) << s.message();
@@ -81,7 +81,7 @@ std::vector<float> RunOnPool(const Kernel& kernel, const Problem& p, const Threa
 
 TEST(ThreadPoolThreads, OnlyTheCallerAndThePoolsWorkers) {
   const Problem p = LargeProblem();
-  SelectResult kernel = Select("host", Params());
+  Selection kernel = SelectKernel("host", Params());
   ASSERT_TRUE(kernel.ok());
   const int before = ProcessThreads();  // the caller (and, under qemu-user, the emulator's own thread)
   ObservedPool pool(3);
@@ -100,7 +100,7 @@ TEST(ThreadPoolThreads, TwoEngineThreadsEachWithItsOwnPool) {
   const Problem p = LargeProblem();
   Params params;
   params.sampling_ratio = 0;
-  SelectResult kernel = Select("host", params);
+  Selection kernel = SelectKernel("host", params);
   ASSERT_TRUE(kernel.ok());
   ObservedPool serial(1);
   const std::vector<float> expected = RunOnPool(*kernel, p, serial.Interface());

@@ -29,7 +29,7 @@ TEST_P(ValidationTest, RefusesBadDataAndLeavesOutputUntouched) {
   params.sampling_ratio = 0;
   params.layout = std::get<1>(GetParam());
   params.dtype = std::get<2>(GetParam());
-  SelectResult sel = Select(std::get<0>(GetParam()), params);
+  Selection sel = SelectKernel(std::get<0>(GetParam()), params);
   ASSERT_TRUE(sel.ok()) << sel.status().message();
 
   static const BadCase kCases[] = {
@@ -78,7 +78,7 @@ TEST_P(ValidationTest, BadBatchIndexInK4FormatAndLaterRoiStillNothingWritten) {
   Params params;
   params.layout = std::get<1>(GetParam());
   params.dtype = std::get<2>(GetParam());
-  SelectResult sel = Select(std::get<0>(GetParam()), params);
+  Selection sel = SelectKernel(std::get<0>(GetParam()), params);
   ASSERT_TRUE(sel.ok());
   std::vector<float> map(1 * 2 * 4 * 4, 1.0f);
   std::vector<float> rois(4 * 50, 1.0f);
@@ -104,7 +104,7 @@ TEST_P(ValidationTest, ByteSizeOfTheDtype) {
   Params params;
   params.layout = std::get<1>(GetParam());
   params.dtype = std::get<2>(GetParam());
-  SelectResult sel = Select(std::get<0>(GetParam()), params);
+  Selection sel = SelectKernel(std::get<0>(GetParam()), params);
   ASSERT_TRUE(sel.ok());
   const float map = 0.0f;
   Inputs in;
@@ -151,7 +151,7 @@ TEST(SelectValidation, RefusesBadAttributes) {
     for (const char* target : {"host", "generic"}) {
       Params params;
       c.mutate(&params);
-      SelectResult r = Select(target, params);
+      Selection r = SelectKernel(target, params);
       EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << c.what;
       EXPECT_NE(r.status().message().find(c.message), std::string::npos) << c.what << ": " << r.status().message();
     }
@@ -159,7 +159,7 @@ TEST(SelectValidation, RefusesBadAttributes) {
 }
 
 TEST(RunValidation, EmptyKernelIsRefused) {
-  Kernel k;
+  KernelHandle k;
   std::vector<float> out(4, kCanary);
   EXPECT_EQ(k.Run(Inputs(), out.data()).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(out, std::vector<float>(4, kCanary));
