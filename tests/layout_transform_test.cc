@@ -72,7 +72,11 @@ TEST_P(LayoutTransformTest, SixteenBitElementsMoveBitForBit) {
     }
   }
   std::vector<uint16_t> in(8, 1), out(8, 5);
-  EXPECT_EQ(NchwToNhwc(static_cast<DType>(4), in.data(), 1, 2, 2, 2, out.data()).code(), StatusCode::kInvalidArgument);
+  // An unknown dtype, through the internal entry: DType holds any int, while the C API's roialign_dtype cannot.
+  EXPECT_EQ(internal::TransformTensorLayout(static_cast<DType>(4), Layout::kNCHW, Layout::kNHWC, in.data(), 1, 2, 2, 2,
+                                            out.data(), internal::Threading{1, nullptr})
+                .code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(NchwToNhwc(DType::kF16, in.data(), 1, 2, 2, 2, in.data()).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(out, std::vector<uint16_t>(8, 5));
 }
