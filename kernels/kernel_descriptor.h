@@ -35,11 +35,11 @@ struct ElementOf<DType::kF64> { using type = double; };
 
 // {make((T*)nullptr) for the element type T of every DType}, indexed by DType.
 template <typename Fn, class Make, size_t... I>
-std::array<Fn, sizeof...(I)> PerDTypeTable(Make make, std::index_sequence<I...>) {
+constexpr std::array<Fn, sizeof...(I)> PerDTypeTable(Make make, std::index_sequence<I...>) {
   return {make(static_cast<typename ElementOf<static_cast<DType>(I)>::type*>(nullptr))...};
 }
 template <typename Fn, class Make>
-std::array<Fn, EnumTraits<DType>::kNames.size()> PerDTypeTable(Make make) {
+constexpr std::array<Fn, EnumTraits<DType>::kNames.size()> PerDTypeTable(Make make) {
   return PerDTypeTable<Fn>(make, std::make_index_sequence<EnumTraits<DType>::kNames.size()>());
 }
 
@@ -92,6 +92,12 @@ using WholeRoisBackwardFn = void (*)(const Problem& problem, const GradientRange
                                      const BackwardScratch& scratch);
 // The scratch floats whole_rois_backward needs for `range`.
 using BackwardScratchFn = int64_t (*)(const Problem& problem, const GradientRange& range);
+// A dtype's backward: the entry point and its scratch size.
+struct BackwardEntry {
+  WholeRoisBackwardFn run = nullptr;
+  BackwardScratchFn scratch = nullptr;
+};
+using BackwardEntries = std::array<BackwardEntry, EnumTraits<DType>::kNames.size()>;
 
 // What one target provides for one dtype (all null where the dtype is not served): the microkernel and the
 // writers around it, or whole RoIs (forward and backward).
@@ -122,15 +128,6 @@ struct KernelDescriptor {
 // Every kernel file defines its descriptor as KernelDescriptorOf_<file name>(); the build lists them
 // (CMakeLists.txt ROIALIGN_KERNEL_FILES), so a new file registers itself.
 #define ROIALIGN_KERNEL_DESCRIPTOR(file) const KernelDescriptor& KernelDescriptorOf_##file()
-
-// The SIMD backward of Highway target `hwy_target` per dtype (kernels/roi_align_backward.cc): its entry point and
-// scratch size, or nulls where that target's build has none.
-std::array<std::pair<WholeRoisBackwardFn, BackwardScratchFn>, EnumTraits<DType>::kNames.size()> SimdBackwardFns(
-    int64_t hwy_target);
-
-// The float64 forward of Highway target `hwy_target` (kernels/roi_align_f64.cc), or null where that target's build
-// has none.
-WholeRoisFn SimdF64Forward(int64_t hwy_target);
 
 // The functions of the best target this CPU runs (the public whole-tensor layout transforms' block transposers).
 PerDType BestTargetFns();

@@ -111,19 +111,24 @@ HWY_AFTER_NAMESPACE();
 namespace roialign {
 namespace internal {
 namespace HWY_NAMESPACE {
+// The whole-RoI entry points of this target's passes over roi_align_f64.cc and roi_align_backward.cc.
+extern const WholeRoisFn kF64Forward;
+extern const BackwardEntries kBackward;
+
 // The portable fallback (EMU128, SCALAR) pools f32 only, a strategy decision (docs/semantics.md#dtypes): it is
 // the correctness fallback for CPUs without a SIMD target, and the generic reference serves the 16-bit dtypes.
 // Outside HWY_BEFORE_NAMESPACE, so compiled for the baseline: the registry calls it for every compiled target,
 // including those this CPU lacks.
 TargetKernel ThisTargetKernel() {
-  return {HWY_TARGET, PerDTypeTable<KernelFns>([](auto* type) {
+  TargetKernel t{HWY_TARGET, PerDTypeTable<KernelFns>([](auto* type) {
             using T = std::remove_pointer_t<decltype(type)>;
             KernelFns f;
             f.transpose = &TransposeBlockOf<
                 std::conditional_t<sizeof(T) == 4, float, std::conditional_t<sizeof(T) == 8, uint64_t, uint16_t>>>;
-            // float64 pools whole RoIs in double (roi_align_f64.cc), added with the target's backward below.
-            if constexpr (!std::is_same_v<T, double> &&
-                          (!(HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) || std::is_same_v<T, float>)) {
+            if constexpr (std::is_same_v<T, double>) {
+              f.whole_rois = kF64Forward;  // float64 pools whole RoIs in double
+            } else if constexpr (!(HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) ||
+                                 std::is_same_v<T, float>) {
               f.pool_bin = &PoolBinOf<T, T, true>;
               f.pool_bin_f32 = &PoolBinOf<T, float, false>;
               f.bins_to_planes = &BinsToPlanesOf<T>;
@@ -132,6 +137,13 @@ TargetKernel ThisTargetKernel() {
             }
             return f;
           })};
+  // The backward, for the dtypes whose forward the target serves.
+  for (size_t d = 0; d < t.fns.size(); ++d) {
+    if (t.fns[d].pool_bin == nullptr && t.fns[d].whole_rois == nullptr) continue;
+    t.fns[d].whole_rois_backward = kBackward[d].run;
+    t.fns[d].backward_scratch = kBackward[d].scratch;
+  }
+  return t;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -152,16 +164,7 @@ std::vector<TargetKernel> CompiledTargets() {
   std::vector<TargetKernel> targets;
   for (TargetKernel (*make)() : kMakers) {
     if (make == nullptr) continue;
-    TargetKernel t = make();
-    // The float64 forward (roi_align_f64.cc), and the backward (roi_align_backward.cc) for the dtypes whose forward
-    // the target serves.
-    t.fns[static_cast<size_t>(DType::kF64)].whole_rois = SimdF64Forward(t.hwy_target);
-    const auto backward = SimdBackwardFns(t.hwy_target);
-    for (size_t d = 0; d < t.fns.size(); ++d) {
-      if (t.fns[d].pool_bin == nullptr && t.fns[d].whole_rois == nullptr) continue;
-      t.fns[d].whole_rois_backward = backward[d].first;
-      t.fns[d].backward_scratch = backward[d].second;
-    }
+    const TargetKernel t = make();
     auto same = [&](const TargetKernel& other) { return other.hwy_target == t.hwy_target; };
     if (std::none_of(targets.begin(), targets.end(), same)) targets.push_back(t);
   }

@@ -532,45 +532,13 @@ int64_t BackwardScratchFloats(const Problem& p, const GradientRange& r) {
   return elements * static_cast<int64_t>(sizeof(A) / sizeof(float));
 }
 
+// This target's entry points per dtype, which the target table (pool_bin.cc) takes.
+extern constexpr BackwardEntries kBackward = PerDTypeTable<BackwardEntry>([](auto* type) {
+  using T = std::remove_pointer_t<decltype(type)>;
+  return BackwardEntry{&RoiAlignBackward<T>, &BackwardScratchFloats<T>};
+});
+
 }  // namespace HWY_NAMESPACE
 }  // namespace internal
 }  // namespace roialign
 HWY_AFTER_NAMESPACE();
-
-namespace roialign {
-namespace internal {
-namespace HWY_NAMESPACE {
-using BackwardPair = std::pair<WholeRoisBackwardFn, BackwardScratchFn>;
-using BackwardTable = std::array<BackwardPair, EnumTraits<DType>::kNames.size()>;
-// This target's entry points; outside HWY_BEFORE_NAMESPACE, so compiled for the baseline (any CPU may ask).
-std::pair<int64_t, BackwardTable> ThisTargetBackward() {
-  return {HWY_TARGET, PerDTypeTable<BackwardPair>([](auto* type) -> BackwardPair {
-            using T = std::remove_pointer_t<decltype(type)>;
-            return {&RoiAlignBackward<T>, &BackwardScratchFloats<T>};
-          })};
-}
-}  // namespace HWY_NAMESPACE
-}  // namespace internal
-}  // namespace roialign
-
-#if HWY_ONCE
-namespace roialign {
-namespace internal {
-
-HWY_EXPORT(ThisTargetBackward);
-
-std::array<std::pair<WholeRoisBackwardFn, BackwardScratchFn>, EnumTraits<DType>::kNames.size()> SimdBackwardFns(
-    int64_t hwy_target) {
-  static std::pair<int64_t, HWY_NAMESPACE::BackwardTable> (*const kMakers[])() = {
-      HWY_CHOOSE_TARGET_LIST(ThisTargetBackward), HWY_CHOOSE_FALLBACK(ThisTargetBackward)};
-  for (auto* make : kMakers) {
-    if (make == nullptr) continue;
-    const auto table = make();
-    if (table.first == hwy_target) return table.second;
-  }
-  return {};
-}
-
-}  // namespace internal
-}  // namespace roialign
-#endif  // HWY_ONCE

@@ -158,37 +158,10 @@ void RoiAlignF64(const Problem& p, int64_t roi_begin, int64_t roi_end, int64_t c
   }
 }
 
+// This target's entry point, which the target table (pool_bin.cc) takes.
+extern constexpr WholeRoisFn kF64Forward = &RoiAlignF64;
+
 }  // namespace HWY_NAMESPACE
 }  // namespace internal
 }  // namespace roialign
 HWY_AFTER_NAMESPACE();
-
-namespace roialign {
-namespace internal {
-namespace HWY_NAMESPACE {
-// This target's entry point; outside HWY_BEFORE_NAMESPACE, so compiled for the baseline (any CPU may ask).
-std::pair<int64_t, WholeRoisFn> ThisTargetF64() { return {HWY_TARGET, &RoiAlignF64}; }
-}  // namespace HWY_NAMESPACE
-}  // namespace internal
-}  // namespace roialign
-
-#if HWY_ONCE
-namespace roialign {
-namespace internal {
-
-HWY_EXPORT(ThisTargetF64);
-
-WholeRoisFn SimdF64Forward(int64_t hwy_target) {
-  static std::pair<int64_t, WholeRoisFn> (*const kMakers[])() = {HWY_CHOOSE_TARGET_LIST(ThisTargetF64),
-                                                                  HWY_CHOOSE_FALLBACK(ThisTargetF64)};
-  for (auto* make : kMakers) {
-    if (make == nullptr) continue;
-    const auto entry = make();
-    if (entry.first == hwy_target) return entry.second;
-  }
-  return nullptr;
-}
-
-}  // namespace internal
-}  // namespace roialign
-#endif  // HWY_ONCE
