@@ -235,10 +235,11 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
                : CheckRoi(params[l], inputs[l], k, t, w, &axes[i]);
   };
   int64_t work = 0;
-  for (int64_t k = 0; k < K && pyramid == nullptr; ++k) {  // one level: no per-RoI level to look up
-    s = check(0, k, &totals[0], &work);
+  if (pyramid == nullptr) {  // one level: no per-RoI level to look up
+    s = f64 ? CheckRois(params[0], inputs[0], &totals[0], &work, axes_f64.data())
+            : CheckRois(params[0], inputs[0], &totals[0], &work, axes.data());
     if (!s.ok()) return s;
-    ++counts[0];
+    counts[0] = K;
   }
   for (int64_t k = 0; k < K && pyramid != nullptr; ++k) {
     const int32_t l = levels[static_cast<size_t>(k)];

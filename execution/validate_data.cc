@@ -75,10 +75,10 @@ Status CheckShape(const Params& params, const Inputs& in, const void* output) {
   return Status::Ok();
 }
 
-// The sampling grid of a RoI within the caps, and the call's work with it within its cap.
+// Why RoI k's sampling grid, or the call's work with it, is over a cap (CheckGridAndWork found one that is).
 template <typename R>
-Status CheckGridAndWork(const Params& params, int64_t C, int64_t k, const AxisGeometryOf<R>& gy,
-                        const AxisGeometryOf<R>& gx, int64_t* work) {
+[[gnu::cold, gnu::noinline]] Status GridOrWorkRefusal(const Params& params, int64_t k, const AxisGeometryOf<R>& gy,
+                                                       const AxisGeometryOf<R>& gx) {
   if (gy.grid < 0 || gx.grid < 0 || gy.grid > ROIALIGN_MAX_SAMPLING_GRID || gx.grid > ROIALIGN_MAX_SAMPLING_GRID) {
     return Invalid(RoiPrefix(k) + "adaptive sampling grid " + std::to_string(gy.grid) + " x " +
                    std::to_string(gx.grid) + " exceeds the limit " + std::to_string(ROIALIGN_MAX_SAMPLING_GRID) +
@@ -89,13 +89,25 @@ Status CheckGridAndWork(const Params& params, int64_t C, int64_t k, const AxisGe
     return Invalid(RoiPrefix(k) + "more than " + std::to_string(ROIALIGN_MAX_SAMPLES_PER_AXIS) +
                    " samples along one axis");
   }
+  return Invalid(RoiPrefix(k) + "the call's work (channels x bins x samples summed over RoIs) exceeds the limit " +
+                 std::to_string(ROIALIGN_MAX_WORK_PER_CALL) + "; split the call");
+}
+
+// The sampling grid of a RoI within the caps, and the call's work with it within its cap. Every RoI passes here, so
+// the messages are built apart.
+template <typename R>
+Status CheckGridAndWork(const Params& params, int64_t C, int64_t k, const AxisGeometryOf<R>& gy,
+                        const AxisGeometryOf<R>& gx, int64_t* work) {
   int64_t roi_work = 0;
-  const bool roi_work_fits = ElementCount({C, params.pooled_height, params.pooled_width, gy.grid, gx.grid}, &roi_work);
-  *work += roi_work;  // both terms are <= the cap here or the check below fails first
-  if (!roi_work_fits || roi_work > ROIALIGN_MAX_WORK_PER_CALL || *work > ROIALIGN_MAX_WORK_PER_CALL) {
-    return Invalid(RoiPrefix(k) + "the call's work (channels x bins x samples summed over RoIs) exceeds the limit " +
-                   std::to_string(ROIALIGN_MAX_WORK_PER_CALL) + "; split the call");
-  }
+  const bool within = gy.grid >= 0 && gx.grid >= 0 && gy.grid <= ROIALIGN_MAX_SAMPLING_GRID &&
+                      gx.grid <= ROIALIGN_MAX_SAMPLING_GRID &&
+                      params.pooled_height * gy.grid <= ROIALIGN_MAX_SAMPLES_PER_AXIS &&
+                      params.pooled_width * gx.grid <= ROIALIGN_MAX_SAMPLES_PER_AXIS &&
+                      !__builtin_mul_overflow(C, params.pooled_height * gy.grid * params.pooled_width * gx.grid,
+                                              &roi_work) &&
+                      roi_work <= ROIALIGN_MAX_WORK_PER_CALL && *work + roi_work <= ROIALIGN_MAX_WORK_PER_CALL;
+  if (!within) return GridOrWorkRefusal(params, k, gy, gx);
+  *work += roi_work;
   return Status::Ok();
 }
 
@@ -138,9 +150,10 @@ Status CheckRotatedRoi(const Params& params, const Inputs& in, int64_t k, int64_
   return Status::Ok();
 }
 
+// CheckRoi's body, inlined into CheckRois' loop over every RoI.
 template <typename R>
-Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
-                RoiAxesOf<R>* axes) {
+[[gnu::always_inline]] inline Status CheckOneRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals,
+                                                 int64_t* work, RoiAxesOf<R>* axes) {
   const R* const rois = std::is_same_v<R, double> ? reinterpret_cast<const R*>(in.rois_f64)
                                                   : reinterpret_cast<const R*>(in.rois);
   const int64_t N = in.batch, C = in.channels, H = in.height, W = in.width;
@@ -191,8 +204,24 @@ Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* to
   return Status::Ok();
 }
 
+template <typename R>
+Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
+                RoiAxesOf<R>* axes) {
+  return CheckOneRoi(params, in, k, totals, work, axes);
+}
 template Status CheckRoi<float>(const Params&, const Inputs&, int64_t, RoiTotals*, int64_t*, RoiAxesOf<float>*);
 template Status CheckRoi<double>(const Params&, const Inputs&, int64_t, RoiTotals*, int64_t*, RoiAxesOf<double>*);
+
+template <typename R>
+Status CheckRois(const Params& params, const Inputs& in, RoiTotals* totals, int64_t* work, RoiAxesOf<R>* axes) {
+  for (int64_t k = 0; k < in.num_rois; ++k) {
+    Status s = CheckOneRoi(params, in, k, totals, work, &axes[k]);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+template Status CheckRois<float>(const Params&, const Inputs&, RoiTotals*, int64_t*, RoiAxesOf<float>*);
+template Status CheckRois<double>(const Params&, const Inputs&, RoiTotals*, int64_t*, RoiAxesOf<double>*);
 
 void FillProblem(const Params& params, const Inputs& in, void* output, const RoiTotals& totals, const RoiAxes* axes,
                  const RoiAxesOf<double>* axes_f64, Problem* problem) {
@@ -225,10 +254,8 @@ Status ValidateData(const Params& params, const Inputs& in, void* output, std::p
   axes->resize(static_cast<size_t>(in.num_rois));
   RoiTotals totals;
   int64_t work = 0;
-  for (int64_t k = 0; k < in.num_rois; ++k) {
-    s = CheckRoi(params, in, k, &totals, &work, &(*axes)[static_cast<size_t>(k)]);
-    if (!s.ok()) return s;
-  }
+  s = CheckRois(params, in, &totals, &work, axes->data());
+  if (!s.ok()) return s;
   if constexpr (std::is_same_v<R, double>) {
     FillProblem(params, in, output, totals, nullptr, axes->data(), problem);
   } else {

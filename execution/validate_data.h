@@ -38,6 +38,9 @@ struct RoiTotals {
 template <typename R>
 Status CheckRoi(const Params& params, const Inputs& inputs, int64_t k, RoiTotals* totals, int64_t* work,
                 RoiAxesOf<R>* axes);
+// CheckRoi of every RoI in index order, the first refusal returned: a single-level call's RoIs, all on its map.
+template <typename R>
+Status CheckRois(const Params& params, const Inputs& inputs, RoiTotals* totals, int64_t* work, RoiAxesOf<R>* axes);
 // The problem of a checked call, its RoIs' geometry at `axes` or, for F64, `axes_f64` (indexed by RoI).
 void FillProblem(const Params& params, const Inputs& inputs, void* output, const RoiTotals& totals, const RoiAxes* axes,
                  const RoiAxesOf<double>* axes_f64, Problem* problem);
