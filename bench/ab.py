@@ -19,12 +19,13 @@ Instruction counts (--instructions first):
 
   bench/ab.py --instructions FILTER OLD_BINARY NEW_BINARY [MORE_BINARIES...]
 
-The instructions executed inside roialign's Run under callgrind: the same binary, input and environment give the
+The instructions of one call of roialign's Run under callgrind: the same binary, input and environment give the
 same count, whatever the neighbours do. Use it to decide on changes smaller than the machine's noise, and wall time
 for effects on memory traffic and threads, which instruction counts do not see. Each benchmark that FILTER selects
-(use threads:1 rows: OpenMP threads would count their spinning) runs for one iteration per binary, binaries in
-parallel, without the roofline peaks (ROIALIGN_BENCH_NO_ROOFLINE=1). Prints per benchmark the instructions of each
-binary (in millions) and each one's ratio to the first binary's. Needs valgrind.
+(use threads:1 rows: OpenMP threads would count their spinning) runs under callgrind once per binary, binaries in
+parallel, without the roofline peaks (ROIALIGN_BENCH_NO_ROOFLINE=1); it makes as many calls as its minimum time
+takes, and the count is the cheapest call's (the first calls also set up working memory). Prints per benchmark
+the instructions of each binary (in millions) and each one's ratio to the first binary's. Needs valgrind.
 
   e.g. bench/ab.py 4 '^default/roi_align_nhwc.avx2/f32/threads:1' /tmp/old_benchmark build/bench/roi_align_benchmark
        bench/ab.py 5 '^default/roi_align_nhwc.avx2/' build/bench/roi_align_benchmark
@@ -34,6 +35,7 @@ A binary may be a wrapper script that sets an environment variable before exec'i
 follows the exec).
 """
 import collections
+import glob
 import json
 import os
 import re
@@ -85,16 +87,35 @@ def compare_dtypes(rounds, pattern, binary):
         print(" | ".join(cells))
 
 
+# The Run entry points: KernelHandle and PyramidKernelHandle, and Kernel and MultiLevelKernel, their names before the
+# internal API was renamed, so that builds of older commits compare. callgrind keeps one --dump-before, and ignores
+# it when its pattern is the same text as a --toggle-collect's, so the two patterns are written differently.
+COLLECT_IN = "roialign::*Kernel*::Run*"
+DUMP_BEFORE = "*Kernel*::Run*"
+
+
 def instructions(binary, benchmark, workdir):
     out = os.path.join(workdir, re.sub(r"\W", "_", binary + benchmark))
-    return subprocess.Popen(
+    # A profile is dumped before every call, so each dump holds the call before it (the last call is in the final
+    # profile): the benchmark runs as many calls as its minimum time takes, which varies with the machine's load,
+    # and the first calls also set up the kernel's working memory.
+    return out, subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={out}",
-         "--toggle-collect=roialign::KernelHandle::Run*", "--toggle-collect=roialign::PyramidKernelHandle::Run*",
-         # The same functions' names before the internal API was renamed, so that builds of older commits compare.
-         "--toggle-collect=roialign::Kernel::Run*", "--toggle-collect=roialign::MultiLevelKernel::Run*",
+         f"--toggle-collect={COLLECT_IN}", f"--dump-before={DUMP_BEFORE}",
          binary, f"--benchmark_filter=^{re.escape(benchmark)}$", "--benchmark_min_time=0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, ROIALIGN_BENCH_NO_ROOFLINE="1"))
+
+
+def per_call(out):
+    """The instructions of each Run call, from the profiles dumped between calls."""
+    counts = []
+    for path in glob.glob(out) + glob.glob(out + ".*"):
+        with open(path) as f:
+            found = re.search(r"^(?:summary|totals): (\d+)", f.read(), re.M)
+        if found and int(found.group(1)) > 0:
+            counts.append(int(found.group(1)))
+    return counts
 
 
 def compare_instructions(pattern, binaries):
@@ -106,17 +127,18 @@ def compare_instructions(pattern, binaries):
         for benchmark in names:
             runs = [instructions(b, benchmark, workdir) for b in binaries]
             counts = []
-            for proc in runs:
+            for out, proc in runs:
                 _, err = proc.communicate()
-                found = re.search(r"Collected : (\d+)", err)
-                if proc.returncode != 0 or found is None:
+                if proc.returncode != 0:
                     print(f"{benchmark}: callgrind failed:\n{err[-2000:]}", file=sys.stderr)
                     return 1
-                counts.append(int(found.group(1)))
+                calls = per_call(out)
+                # The cheapest call: the steady state, once the working memory is set up.
+                counts.append(min(calls) if calls else 0)
             if counts[0] == 0:  # the benchmark skipped itself: valgrind emulates no AVX-512, for one
                 print(f"{benchmark.split('/min_time')[0]}: no instructions counted (target unsupported under valgrind)")
                 continue
-            cells = [f"{b}: {c / 1e6:.2f}M ({c / counts[0]:.4f}x)" for b, c in zip(binaries, counts)]
+            cells = [f"{b}: {c / 1e6:.4f}M ({c / counts[0]:.4f}x)" for b, c in zip(binaries, counts)]
             print(" | ".join([benchmark.split("/min_time")[0]] + cells), flush=True)
     return 0
 
