@@ -113,7 +113,7 @@ Status AssignLevels(const MultiLevelParams& mp, RoiKind kind, const CallInputs& 
   }
   const int32_t k_min = mp.level_rule == LevelRule::kScale ? FinestLevel(mp) : 0;
   for (int64_t k = 0; k < K; ++k) {
-    // The box only: the batch index is not validated yet (CheckRoi comes after), and converting a NaN one to an
+    // The box only: the batch index is not validated yet (CheckRois comes after), and converting a NaN one to an
     // integer would be undefined.
     // A rotated box (cx, cy, w, h, angle) has the level of an upright box of its size.
     const bool rotated = kind == RoiKind::kRotated;
@@ -229,31 +229,25 @@ Status RunCall(const Operator& op, const CallInputs& in, void* output, const Thr
   const bool f64 = op.params.dtype == DType::kF64;
   std::pmr::vector<RoiAxes> axes(f64 ? 0 : static_cast<size_t>(K), heap);
   std::pmr::vector<RoiAxesOf<double>> axes_f64(f64 ? static_cast<size_t>(K) : 0, heap);
-  auto check = [&](size_t l, int64_t k, RoiTotals* t, int64_t* w) {
-    const size_t i = static_cast<size_t>(k);
-    return f64 ? CheckRoi(params[l], inputs[l], k, t, w, &axes_f64[i])
-               : CheckRoi(params[l], inputs[l], k, t, w, &axes[i]);
-  };
   int64_t work = 0;
   if (pyramid == nullptr) {  // one level: no per-RoI level to look up
     s = f64 ? CheckRois(params[0], inputs[0], &totals[0], &work, axes_f64.data())
             : CheckRois(params[0], inputs[0], &totals[0], &work, axes.data());
-    if (!s.ok()) return s;
     counts[0] = K;
-  }
-  for (int64_t k = 0; k < K && pyramid != nullptr; ++k) {
-    const int32_t l = levels[static_cast<size_t>(k)];
-    if (l == kNotPooled) {
-      RoiTotals unused;
-      int64_t no_work = 0;
-      s = check(0, k, &unused, &no_work);
-      ++counts[L];
-    } else {
-      s = check(static_cast<size_t>(l), k, &totals[static_cast<size_t>(l)], &work);
-      ++counts[static_cast<size_t>(l)];
+  } else {
+    std::array<const Params*, ROIALIGN_MAX_LEVELS> level_params;
+    std::array<const Inputs*, ROIALIGN_MAX_LEVELS> level_inputs;
+    std::array<RoiTotals*, ROIALIGN_MAX_LEVELS> level_totals;
+    for (size_t l = 0; l < L; ++l) {
+      level_params[l] = &params[l];
+      level_inputs[l] = &inputs[l];
+      level_totals[l] = &totals[l];
     }
-    if (!s.ok()) return s;
+    const RoiLevels maps{level_params.data(), level_inputs.data(), level_totals.data(), L, counts.data()};
+    s = f64 ? CheckRoisOnLevels(maps, levels.data(), K, &work, axes_f64.data())
+            : CheckRoisOnLevels(maps, levels.data(), K, &work, axes.data());
   }
+  if (!s.ok()) return s;
   const RoiAxes* const axes_data = f64 ? nullptr : axes.data();
   const RoiAxesOf<double>* const axes_f64_data = f64 ? axes_f64.data() : nullptr;
   const char* const size_function =

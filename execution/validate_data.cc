@@ -11,6 +11,7 @@
 
 #include "core/enums.h"
 #include "core/messages.h"
+#include "execution/pyramid_levels.h"
 #include "kernels/roi_geometry.h"
 
 namespace roialign {
@@ -150,7 +151,9 @@ Status CheckRotatedRoi(const Params& params, const Inputs& in, int64_t k, int64_
   return Status::Ok();
 }
 
-// CheckRoi's body, inlined into CheckRois' loop over every RoI.
+// RoI k checked (batch index, finite coordinates, sampling limits under params.spatial_scale on in's map), added
+// to `totals` and its geometry written to `axes`; `work` is the call's running work, capped by
+// ROIALIGN_MAX_WORK_PER_CALL. Inlined into the loops over every RoI.
 template <typename R>
 [[gnu::always_inline]] inline Status CheckOneRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals,
                                                  int64_t* work, RoiAxesOf<R>* axes) {
@@ -184,14 +187,12 @@ template <typename R>
   }
   const AxisGeometryOf<R> gy = AxisOf(coords[1], coords[3], params.pooled_height, params);
   const AxisGeometryOf<R> gx = AxisOf(coords[0], coords[2], params.pooled_width, params);
-  Status s;
   // Scaled coordinates can overflow to inf although the inputs were finite.
   if (!std::isfinite(gy.start) || !std::isfinite(gy.roi) || !std::isfinite(gx.start) || !std::isfinite(gx.roi)) {
     return Invalid(RoiPrefix(k) + "coordinates overflow " + (std::is_same_v<R, double> ? "float64" : "float32") +
                    " after scaling by spatial_scale");
   }
-  s = CheckGridAndWork(params, C, k, gy, gx, work);
-  if (!s.ok()) return s;
+  if (Status s = CheckGridAndWork(params, C, k, gy, gx, work); !s.ok()) return s;
   // Taps read at most 2 rows per sample row and the rows the box spans (+2 for interpolation).
   const double rows = std::min({static_cast<double>(H), 2.0 * static_cast<double>(params.pooled_height * gy.grid),
                                 std::fabs(static_cast<double>(gy.roi)) + 2.0});
@@ -205,14 +206,6 @@ template <typename R>
 }
 
 template <typename R>
-Status CheckRoi(const Params& params, const Inputs& in, int64_t k, RoiTotals* totals, int64_t* work,
-                RoiAxesOf<R>* axes) {
-  return CheckOneRoi(params, in, k, totals, work, axes);
-}
-template Status CheckRoi<float>(const Params&, const Inputs&, int64_t, RoiTotals*, int64_t*, RoiAxesOf<float>*);
-template Status CheckRoi<double>(const Params&, const Inputs&, int64_t, RoiTotals*, int64_t*, RoiAxesOf<double>*);
-
-template <typename R>
 Status CheckRois(const Params& params, const Inputs& in, RoiTotals* totals, int64_t* work, RoiAxesOf<R>* axes) {
   for (int64_t k = 0; k < in.num_rois; ++k) {
     Status s = CheckOneRoi(params, in, k, totals, work, &axes[k]);
@@ -222,6 +215,25 @@ Status CheckRois(const Params& params, const Inputs& in, RoiTotals* totals, int6
 }
 template Status CheckRois<float>(const Params&, const Inputs&, RoiTotals*, int64_t*, RoiAxesOf<float>*);
 template Status CheckRois<double>(const Params&, const Inputs&, RoiTotals*, int64_t*, RoiAxesOf<double>*);
+
+template <typename R>
+Status CheckRoisOnLevels(const RoiLevels& maps, const int32_t* levels, int64_t num_rois, int64_t* work,
+                         RoiAxesOf<R>* axes) {
+  for (int64_t k = 0; k < num_rois; ++k) {
+    const int32_t l = levels[k];
+    RoiTotals unused;  // a RoI no map pools is checked on map 0, adding nothing
+    int64_t no_work = 0;
+    const bool pooled = l != kNotPooled;
+    const size_t m = pooled ? static_cast<size_t>(l) : 0;
+    Status s = CheckOneRoi(*maps.params[m], *maps.inputs[m], k, pooled ? maps.totals[m] : &unused,
+                           pooled ? work : &no_work, &axes[k]);
+    if (!s.ok()) return s;
+    ++maps.counts[pooled ? m : maps.num_maps];
+  }
+  return Status::Ok();
+}
+template Status CheckRoisOnLevels<float>(const RoiLevels&, const int32_t*, int64_t, int64_t*, RoiAxesOf<float>*);
+template Status CheckRoisOnLevels<double>(const RoiLevels&, const int32_t*, int64_t, int64_t*, RoiAxesOf<double>*);
 
 void FillProblem(const Params& params, const Inputs& in, void* output, const RoiTotals& totals, const RoiAxes* axes,
                  const RoiAxesOf<double>* axes_f64, Problem* problem) {

@@ -31,16 +31,25 @@ struct RoiTotals {
   int64_t max_grid_h = 0, max_grid_w = 0;
   double footprint = 0;
 };
-// Checks RoI k (batch index, finite coordinates, sampling limits under params.spatial_scale on inputs' map), adds
-// it to `totals` and writes its geometry to `axes`; `work` is the call's running work, capped by
-// ROIALIGN_MAX_WORK_PER_CALL.
+// Checks every RoI of a call on one map in index order (batch index, finite coordinates, sampling limits under
+// params.spatial_scale on inputs' map), adds it to `totals` and writes its geometry to axes[k]; `work` is the
+// call's running work, capped by ROIALIGN_MAX_WORK_PER_CALL. Returns the first refusal.
 // R: as ValidateData's.
 template <typename R>
-Status CheckRoi(const Params& params, const Inputs& inputs, int64_t k, RoiTotals* totals, int64_t* work,
-                RoiAxesOf<R>* axes);
-// CheckRoi of every RoI in index order, the first refusal returned: a single-level call's RoIs, all on its map.
-template <typename R>
 Status CheckRois(const Params& params, const Inputs& inputs, RoiTotals* totals, int64_t* work, RoiAxesOf<R>* axes);
+// A multi-level call's maps as its RoIs are checked on them: map l's attributes, data and totals, and how many RoIs
+// each pools (counts[num_maps]: those no map pools).
+struct RoiLevels {
+  const Params* const* params;
+  const Inputs* const* inputs;
+  RoiTotals* const* totals;
+  size_t num_maps;
+  int64_t* counts;
+};
+// CheckRois with RoI k on map levels[k]; a RoI of level kNotPooled is checked on map 0 and only counted.
+template <typename R>
+Status CheckRoisOnLevels(const RoiLevels& maps, const int32_t* levels, int64_t num_rois, int64_t* work,
+                         RoiAxesOf<R>* axes);
 // The problem of a checked call, its RoIs' geometry at `axes` or, for F64, `axes_f64` (indexed by RoI).
 void FillProblem(const Params& params, const Inputs& inputs, void* output, const RoiTotals& totals, const RoiAxes* axes,
                  const RoiAxesOf<double>* axes_f64, Problem* problem);
