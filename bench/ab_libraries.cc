@@ -119,7 +119,6 @@ int Compare(const Library (&libs)[2], const Flags& flags) {
       return 2;
     }
     const Workload w = MakeWorkload(*spec);
-    std::vector<float> out(w.OutputSize() + 16 * static_cast<size_t>(spec->num_rois) * spec->pooled * spec->pooled);
     for (const std::string& layout_name : flags.layouts) {
       Layout layout;
       if (!ParseLayout(layout_name, &layout)) {
@@ -127,6 +126,9 @@ int Compare(const Library (&libs)[2], const Flags& flags) {
         return 2;
       }
       const Params p = w.ParamsFor(layout);
+      // A blocked layout's output pads each RoI's channels to whole blocks.
+      std::vector<float> out(static_cast<size_t>(spec->num_rois * internal::StoredChannels(layout, spec->channels) *
+                                                 spec->pooled * spec->pooled));
       roialign_params params;
       roialign_params_init(&params);
       params.pooled_height = params.pooled_width = p.pooled_height;

@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <utility>
 
 #include "kernels/half_float.h"
 #include "kernels/kernel_descriptor.h"
